@@ -1,0 +1,191 @@
+#include "analysis/analyzer.h"
+
+namespace schedlab {
+
+void Analyzer::begin(const RunInfo& info) {
+  info_ = info;
+  m_ = Metrics{};
+  m_.policy = info.policy;
+  m_.seed = info.seed;
+  m_.cpus = info.cpus;
+  cpus_.assign(info.cpus, CpuTrack{});
+  m_.per_cpu.resize(info.cpus);
+  for (int c = 0; c < info.cpus; ++c) m_.per_cpu[c].id = c;
+}
+
+void Analyzer::task_created(const TaskInfo& t) {
+  if (static_cast<size_t>(t.id) >= tracks_.size()) {
+    tracks_.resize(t.id + 1);
+    m_.tasks.resize(t.id + 1);
+  }
+  TaskTrack& tr = tracks_[t.id];
+  tr.state = State::kSleeping;
+  tr.since = t.created_ns;
+  tr.allowed = t.allowed;
+  tr.all_cpus = static_cast<int>(t.allowed.count()) >= info_.cpus;
+  m_.tasks[t.id].tid = t.id;
+  m_.tasks[t.id].name = t.name;
+}
+
+Time Analyzer::global_integral(Time now) const {
+  return global_acc_ + (waiting_all_ > 0 ? now - global_since_ : 0);
+}
+
+Time Analyzer::own_integral(const CpuTrack& c, Time now) const {
+  return c.own_acc + (c.own_active ? now - c.own_since : 0);
+}
+
+// Time when a task waits that this CPU could run but the everyone-allowed waiters do
+// not already cover.
+void Analyzer::update_own(CpuId cpu, Time now) {
+  CpuTrack& c = cpus_[cpu];
+  if (c.own_active) c.own_acc += now - c.own_since;
+  c.own_active = c.restricted_waiting > 0 && waiting_all_ == 0;
+  c.own_since = now;
+}
+
+void Analyzer::waiting_changed(TaskId id, int delta, Time now) {
+  const TaskTrack& tr = tracks_[id];
+  if (tr.all_cpus) {
+    const bool before = waiting_all_ > 0;
+    waiting_all_ += delta;
+    const bool after = waiting_all_ > 0;
+    if (before == after) return;
+    if (after) global_since_ = now;
+    else global_acc_ += now - global_since_;
+    for (CpuId c : restricted_cpus_) update_own(c, now);
+    return;
+  }
+  for (CpuId c = 0; c < info_.cpus; ++c) {
+    if (!tr.allowed.test(static_cast<size_t>(c))) continue;
+    CpuTrack& ct = cpus_[c];
+    ct.restricted_waiting += delta;
+    if (ct.restricted_waiting == 1 && delta > 0) restricted_cpus_.push_back(c);
+    if (ct.restricted_waiting == 0) std::erase(restricted_cpus_, c);
+    update_own(c, now);
+  }
+}
+
+void Analyzer::set_state(TaskId id, State s, Time now) {
+  TaskTrack& tr = tracks_[id];
+  TaskMetrics& tm = m_.tasks[id];
+  const Time elapsed = now - tr.since;
+  switch (tr.state) {
+    case State::kWaiting: tm.wait_time_ns += elapsed; break;
+    case State::kRunning: tm.cpu_time_ns += elapsed; break;
+    case State::kSleeping: tm.sleep_time_ns += elapsed; break;
+    case State::kGone: break;
+  }
+  const bool was_waiting = tr.state == State::kWaiting;
+  tr.state = s;
+  tr.since = now;
+  if (was_waiting != (s == State::kWaiting)) waiting_changed(id, was_waiting ? -1 : +1, now);
+}
+
+void Analyzer::affinity_changed(TaskId id, const CpuMask& m, Time now) {
+  TaskTrack& tr = tracks_[id];
+  const bool waiting = tr.state == State::kWaiting;
+  if (waiting) waiting_changed(id, -1, now);
+  tr.allowed = m;
+  tr.all_cpus = static_cast<int>(m.count()) >= info_.cpus;
+  if (waiting) waiting_changed(id, +1, now);
+}
+
+void Analyzer::close_idle(CpuId cpu, Time now) {
+  CpuTrack& c = cpus_[cpu];
+  m_.per_cpu[cpu].idle_while_runnable_ns +=
+      (global_integral(now) - c.global_mark) + (own_integral(c, now) - c.own_mark);
+}
+
+void Analyzer::event(const SchedEvent& e) {
+  ++m_.events;
+  switch (e.type) {
+    case EventType::kSwitch: {
+      ++m_.context_switches;
+      CpuTrack& c = cpus_[e.cpu];
+      if (c.curr == kNoTask) {
+        close_idle(e.cpu, e.time);
+        m_.per_cpu[e.cpu].idle_ns += e.time - c.since;
+      } else {
+        m_.per_cpu[e.cpu].busy_ns += e.time - c.since;
+      }
+      if (e.task != kNoTask) {
+        const auto state = static_cast<PrevState>(e.detail);
+        TaskMetrics& tm = m_.tasks[e.task];
+        if (state == PrevState::kPreempted) {
+          ++tm.switches_involuntary;
+          set_state(e.task, State::kWaiting, e.time);
+        } else {
+          ++tm.switches_voluntary;
+          set_state(e.task, state == PrevState::kBlocked ? State::kSleeping : State::kGone, e.time);
+        }
+      }
+      if (e.other != kNoTask) {
+        TaskTrack& tr = tracks_[e.other];
+        if (tr.woken_at >= 0) {
+          m_.tasks[e.other].wakeup_latency.add(e.time - tr.woken_at);
+          tr.woken_at = -1;
+        }
+        set_state(e.other, State::kRunning, e.time);
+      }
+      c.curr = e.other;
+      c.since = e.time;
+      if (c.curr == kNoTask) {
+        c.global_mark = global_integral(e.time);
+        c.own_mark = own_integral(c, e.time);
+      }
+      break;
+    }
+    case EventType::kWakeup:
+    case EventType::kWakeupNew: {
+      TaskTrack& tr = tracks_[e.task];
+      if (tr.state == State::kSleeping) {
+        tr.woken_at = e.time;
+        set_state(e.task, State::kWaiting, e.time);
+      }
+      break;
+    }
+    case EventType::kMigrate:
+      ++m_.migrations;
+      ++m_.tasks[e.task].migrations;
+      break;
+    case EventType::kExit:
+      if (tracks_[e.task].state != State::kRunning) set_state(e.task, State::kGone, e.time);
+      break;
+    case EventType::kMark: {
+      const std::string& name = info_.mark_names.at(e.arg);
+      MarkMetrics& mk = m_.marks[name];
+      mk.count += static_cast<uint64_t>(e.value);
+      if (mk.first_ns < 0) mk.first_ns = e.time;
+      mk.last_ns = e.time;
+      break;
+    }
+    case EventType::kFork:
+    case EventType::kBlock:
+      break;
+  }
+}
+
+void Analyzer::end(Time t) {
+  m_.duration_ns = t;
+  for (size_t id = 0; id < tracks_.size(); ++id) set_state(static_cast<TaskId>(id), State::kGone, t);
+  for (CpuId c = 0; c < info_.cpus; ++c) {
+    CpuTrack& ct = cpus_[c];
+    if (ct.curr == kNoTask) {
+      close_idle(c, t);
+      m_.per_cpu[c].idle_ns += t - ct.since;
+    } else {
+      m_.per_cpu[c].busy_ns += t - ct.since;
+    }
+    ct.since = t;
+  }
+  double sum = 0, sum_sq = 0;
+  for (const TaskMetrics& tm : m_.tasks) {
+    const double x = static_cast<double>(tm.cpu_time_ns);
+    sum += x;
+    sum_sq += x * x;
+  }
+  m_.jain_fairness = sum_sq > 0 ? (sum * sum) / (static_cast<double>(m_.tasks.size()) * sum_sq) : 1.0;
+}
+
+}  // namespace schedlab

@@ -1,0 +1,59 @@
+#include "analysis/latency.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace schedlab {
+
+size_t LatencyStats::bucket_of(uint64_t v) {
+  if (v < (uint64_t{1} << kSubBits)) return v;
+  const int msb = 63 - static_cast<int>(std::countl_zero(v));
+  const int shift = msb - kSubBits;
+  return (static_cast<size_t>(shift + 1) << kSubBits) + ((v >> shift) & ((1u << kSubBits) - 1));
+}
+
+int64_t LatencyStats::bucket_floor(size_t b) {
+  const size_t group = b >> kSubBits;
+  if (group == 0) return static_cast<int64_t>(b);
+  const int shift = static_cast<int>(group) - 1;
+  const uint64_t mantissa = (uint64_t{1} << kSubBits) | (b & ((1u << kSubBits) - 1));
+  return static_cast<int64_t>(mantissa << shift);
+}
+
+void LatencyStats::spill() {
+  buckets_.assign(bucket_of(UINT64_MAX >> 1) + 1, 0);
+  for (int64_t v : exact_) ++buckets_[bucket_of(static_cast<uint64_t>(v))];
+  exact_.clear();
+  exact_.shrink_to_fit();
+}
+
+void LatencyStats::add(int64_t v) {
+  if (v < 0) v = 0;
+  ++count_;
+  max_ = std::max(max_, v);
+  if (buckets_.empty()) {
+    exact_.push_back(v);
+    if (exact_.size() > kExactLimit) spill();
+  } else {
+    ++buckets_[bucket_of(static_cast<uint64_t>(v))];
+  }
+}
+
+int64_t LatencyStats::percentile(double p) const {
+  if (count_ == 0) return 0;
+  const uint64_t rank = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(p * static_cast<double>(count_))));
+  if (buckets_.empty()) {
+    std::vector<int64_t> sorted = exact_;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(rank - 1), sorted.end());
+    return sorted[rank - 1];
+  }
+  uint64_t seen = 0;
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    seen += buckets_[b];
+    if (seen >= rank) return std::min(bucket_floor(b), max_);
+  }
+  return max_;
+}
+
+}  // namespace schedlab

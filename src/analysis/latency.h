@@ -1,0 +1,34 @@
+// Latency percentiles in bounded memory: exact while a task has at most kExactLimit
+// samples, then a log-linear histogram with 256 sub-buckets per power of two
+// (relative error below 0.4 %). Percentiles are nearest-rank: the ceil(p*n)-th value.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace schedlab {
+
+class LatencyStats {
+ public:
+  static constexpr size_t kExactLimit = 4096;
+
+  void add(int64_t v);
+  uint64_t count() const { return count_; }
+  int64_t max() const { return max_; }
+  int64_t percentile(double p) const;
+
+ private:
+  static constexpr int kSubBits = 8;
+  static size_t bucket_of(uint64_t v);
+  static int64_t bucket_floor(size_t b);
+  void spill();
+
+  uint64_t count_ = 0;
+  int64_t max_ = 0;
+  std::vector<int64_t> exact_;
+  std::vector<uint64_t> buckets_;  // empty while exact
+};
+
+}  // namespace schedlab

@@ -1,0 +1,90 @@
+// The event stream: the one format in which the simulator and the host recorder
+// report what happened, and the only input of the analyzer and the writers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "util/types.h"
+
+namespace schedlab {
+
+enum class EventType : uint8_t {
+  kSwitch,     // cpu; task = prev (kNoTask: idle), other = next; detail = PrevState
+  kWakeup,     // task woken onto cpu; other = waker
+  kWakeupNew,  // a new task placed on cpu; other = parent
+  kMigrate,    // task moves: cpu = from, arg = to
+  kFork,       // task = parent, other = child
+  kExit,       // task exits on cpu
+  kBlock,      // task blocks: detail = BlockReason, arg = object index
+  kMark,       // application mark: arg = mark index, value = count
+};
+
+enum class PrevState : uint8_t { kPreempted, kBlocked, kExited };
+
+enum class BlockReason : uint8_t {
+  kSleep, kTimer, kMutex, kCondvar, kBarrier, kSuspend, kProgress, kSpinSleep, kSpinBlock
+};
+
+const char* event_type_name(EventType t);
+const char* block_reason_name(BlockReason r);
+
+struct SchedEvent {
+  Time time = 0;
+  EventType type = EventType::kSwitch;
+  uint8_t detail = 0;
+  CpuId cpu = kNoCpu;
+  TaskId task = kNoTask;
+  TaskId other = kNoTask;
+  int32_t arg = 0;
+  int64_t value = 0;
+};
+
+struct TaskInfo {
+  TaskId id = kNoTask;
+  std::string name;
+  TaskId parent = kNoTask;
+  SchedPolicy policy = SchedPolicy::kOther;
+  int nice = 0;
+  int rt_priority = 0;
+  CpuMask allowed;
+  Time created_ns = 0;
+};
+
+// What a consumer needs to decode the stream.
+struct RunInfo {
+  std::string policy;
+  uint64_t seed = 0;
+  int cpus = 1;
+  std::vector<std::string> mark_names;
+  // Names of the objects a kBlock event's arg indexes, per BlockReason.
+  std::vector<std::vector<std::string>> block_object_names;
+};
+
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void begin(const RunInfo&) {}
+  virtual void task_created(const TaskInfo&) {}
+  virtual void affinity_changed(TaskId, const CpuMask&, Time) {}
+  virtual void event(const SchedEvent& e) = 0;
+  virtual void end(Time) {}
+};
+
+// Forwards to several sinks in order.
+class SinkList : public EventSink {
+ public:
+  void add(EventSink* s) { sinks_.push_back(s); }
+  void begin(const RunInfo& i) override { for (auto* s : sinks_) s->begin(i); }
+  void task_created(const TaskInfo& t) override { for (auto* s : sinks_) s->task_created(t); }
+  void affinity_changed(TaskId id, const CpuMask& m, Time t) override {
+    for (auto* s : sinks_) s->affinity_changed(id, m, t);
+  }
+  void event(const SchedEvent& e) override { for (auto* s : sinks_) s->event(e); }
+  void end(Time t) override { for (auto* s : sinks_) s->end(t); }
+
+ private:
+  std::vector<EventSink*> sinks_;
+};
+
+}  // namespace schedlab

@@ -1,0 +1,28 @@
+#include "policy/registry.h"
+
+#include "util/error.h"
+
+namespace schedlab {
+
+PolicyInfo rr_policy_info();
+
+const std::vector<PolicyInfo>& policy_registry() {
+  static const std::vector<PolicyInfo> registry = {rr_policy_info()};
+  return registry;
+}
+
+std::unique_ptr<SchedClass> make_policy(const std::string& name,
+                                        const std::vector<std::pair<std::string, std::string>>& params,
+                                        const std::string& file) {
+  for (const PolicyInfo& info : policy_registry()) {
+    if (info.name != name) continue;
+    ParamValues values(info.params);
+    for (const auto& [k, v] : params) values.set(k, v, file, name);
+    return info.make(values);
+  }
+  std::string known;
+  for (const PolicyInfo& info : policy_registry()) known += (known.empty() ? "" : ", ") + info.name;
+  throw InputError(file, "policy", "unknown policy '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace schedlab

@@ -1,0 +1,58 @@
+#include "report/json_report.h"
+
+#include <nlohmann/json.hpp>
+
+namespace schedlab {
+
+std::string metrics_json(const Metrics& m) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  j["policy"] = m.policy;
+  j["seed"] = m.seed;
+  j["cpus"] = m.cpus;
+  j["duration_ns"] = m.duration_ns;
+  ordered_json tasks = ordered_json::array();
+  for (const TaskMetrics& t : m.tasks) {
+    ordered_json tj;
+    tj["name"] = t.name;
+    tj["tid"] = t.tid;
+    tj["cpu_time_ns"] = t.cpu_time_ns;
+    tj["wait_time_ns"] = t.wait_time_ns;
+    tj["sleep_time_ns"] = t.sleep_time_ns;
+    tj["switches_voluntary"] = t.switches_voluntary;
+    tj["switches_involuntary"] = t.switches_involuntary;
+    tj["migrations"] = t.migrations;
+    ordered_json lat;
+    lat["count"] = t.wakeup_latency.count();
+    lat["p50"] = t.wakeup_latency.percentile(0.50);
+    lat["p90"] = t.wakeup_latency.percentile(0.90);
+    lat["p99"] = t.wakeup_latency.percentile(0.99);
+    lat["max"] = t.wakeup_latency.max();
+    tj["wakeup_latency_ns"] = lat;
+    tasks.push_back(tj);
+  }
+  j["tasks"] = tasks;
+  ordered_json cpus = ordered_json::array();
+  for (const CpuMetrics& c : m.per_cpu)
+    cpus.push_back(ordered_json{{"id", c.id},
+                                {"busy_ns", c.busy_ns},
+                                {"idle_ns", c.idle_ns},
+                                {"idle_while_runnable_ns", c.idle_while_runnable_ns}});
+  j["per_cpu"] = cpus;
+  ordered_json marks = ordered_json::object();
+  for (const auto& [name, mk] : m.marks) {
+    const double seconds = static_cast<double>(m.duration_ns) / 1e9;
+    marks[name] = ordered_json{{"count", mk.count},
+                               {"per_second", seconds > 0 ? static_cast<double>(mk.count) / seconds : 0.0},
+                               {"first_ns", mk.first_ns},
+                               {"last_ns", mk.last_ns}};
+  }
+  j["marks"] = marks;
+  j["summary"] = ordered_json{{"context_switches", m.context_switches},
+                              {"migrations", m.migrations},
+                              {"jain_fairness", m.jain_fairness},
+                              {"events", m.events}};
+  return j.dump(2) + "\n";
+}
+
+}  // namespace schedlab

@@ -1,0 +1,38 @@
+#include "report/table_report.h"
+
+#include <fmt/format.h>
+
+namespace schedlab {
+
+static double ms(Time ns) { return static_cast<double>(ns) / 1e6; }
+
+std::string metrics_table(const Metrics& m) {
+  std::string out = fmt::format("policy {}  seed {}  cpus {}  simulated {:.3f} s\n\n", m.policy,
+                                m.seed, m.cpus, static_cast<double>(m.duration_ns) / 1e9);
+  out += fmt::format("{:<20} {:>5} {:>11} {:>11} {:>11} {:>7} {:>7} {:>6} {:>10} {:>10}\n", "task",
+                     "tid", "cpu ms", "wait ms", "sleep ms", "vol", "invol", "migr", "lat p50 us",
+                     "lat p99 us");
+  for (const TaskMetrics& t : m.tasks)
+    out += fmt::format("{:<20} {:>5} {:>11.3f} {:>11.3f} {:>11.3f} {:>7} {:>7} {:>6} {:>10.1f} {:>10.1f}\n",
+                       t.name, t.tid, ms(t.cpu_time_ns), ms(t.wait_time_ns), ms(t.sleep_time_ns),
+                       t.switches_voluntary, t.switches_involuntary, t.migrations,
+                       static_cast<double>(t.wakeup_latency.percentile(0.5)) / 1e3,
+                       static_cast<double>(t.wakeup_latency.percentile(0.99)) / 1e3);
+  out += fmt::format("\n{:<5} {:>11} {:>11} {:>22}\n", "cpu", "busy ms", "idle ms",
+                     "idle while runnable ms");
+  for (const CpuMetrics& c : m.per_cpu)
+    out += fmt::format("{:<5} {:>11.3f} {:>11.3f} {:>22.3f}\n", c.id, ms(c.busy_ns), ms(c.idle_ns),
+                       ms(c.idle_while_runnable_ns));
+  if (!m.marks.empty()) {
+    out += fmt::format("\n{:<20} {:>10} {:>12}\n", "mark", "count", "per second");
+    const double seconds = static_cast<double>(m.duration_ns) / 1e9;
+    for (const auto& [name, mk] : m.marks)
+      out += fmt::format("{:<20} {:>10} {:>12.2f}\n", name, mk.count,
+                         seconds > 0 ? static_cast<double>(mk.count) / seconds : 0.0);
+  }
+  out += fmt::format("\ncontext switches {}  migrations {}  Jain fairness {:.4f}  events {}\n",
+                     m.context_switches, m.migrations, m.jain_fairness, m.events);
+  return out;
+}
+
+}  // namespace schedlab

@@ -1,0 +1,129 @@
+#include "scenario/scenario.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "util/error.h"
+#include "workload/rtapp_reader.h"
+
+namespace schedlab {
+
+int host_cpu_count() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(std::min<unsigned>(n, kMaxCpus));
+}
+
+namespace {
+
+std::string param_text(const JValue& v, const JsonReader& r, const std::string& key) {
+  if (v.kind == JValue::Kind::kBool) return v.boolean ? "1" : "0";
+  if (v.kind == JValue::Kind::kInt) return std::to_string(v.integer);
+  if (v.is_string()) return v.string;
+  r.fail(key, "expected an integer, a boolean or a string, found " + v.type_name());
+}
+
+void read_scheduler(const JValue& v, const JsonReader& r, Scenario& s) {
+  if (v.is_string()) {
+    s.policy = v.string;
+    return;
+  }
+  r.expect_object(v, "scheduler");
+  for (const auto& [k, val] : v.members) {
+    if (k == "policy") {
+      s.policy = r.string(val, "scheduler.policy");
+    } else if (k == "params") {
+      r.expect_object(val, "scheduler.params");
+      for (const auto& [pk, pv] : val.members)
+        s.params.emplace_back(pk, param_text(pv, r, "scheduler.params." + pk));
+    } else {
+      r.fail("scheduler." + k, "unknown key (policy, params)");
+    }
+  }
+}
+
+void check_cpus(const std::optional<std::vector<int>>& cpus, int machine_cpus,
+                const JsonReader& r, const std::string& key) {
+  if (!cpus) return;
+  if (cpus->empty()) r.fail(key, "an empty CPU list");
+  for (int c : *cpus)
+    if (c >= machine_cpus)
+      r.fail(key, fmt::format("CPU {} is outside the machine ({} CPUs: 0..{})", c, machine_cpus,
+                              machine_cpus - 1));
+}
+
+Scenario build(JValue root, const std::string& file, const std::string& base_dir,
+               const JsonLeniency& leniency, const ScenarioOverrides& o) {
+  for (const auto& [pointer, value] : o.sets) set_json_pointer(root, pointer, value, file);
+  const JsonReader r(file);
+  r.expect_object(root, "(top level)");
+  Scenario s;
+  s.file = file;
+  s.leniency = leniency;
+  const int default_cpus = o.cpus.value_or(host_cpu_count());
+  s.machine = make_machine(default_cpus);
+  for (const auto& [k, v] : root.members) {
+    if (k == "tasks" || k == "global" || k == "resources" || k == "name" || k == "description") {
+      continue;  // "resources" is rt-app's legacy section, ignored as rt-app does
+    } else if (k == "machine") {
+      s.machine = read_machine(v, r, base_dir, default_cpus);
+    } else if (k == "scheduler") {
+      read_scheduler(v, r, s);
+    } else if (k == "seed") {
+      s.seed = static_cast<uint64_t>(r.integer_in(v, "seed", 0, INT64_MAX));
+    } else if (k == "workload") {
+      r.expect_object(v, "workload");
+      const JValue* gen = v.find("generator");
+      r.fail("workload.generator",
+             gen && gen->is_string() ? "unknown generator '" + gen->string + "'"
+                                     : std::string("missing: name a workload generator"));
+    } else {
+      r.fail(k, "unknown key (tasks, global, machine, scheduler, seed, workload)");
+    }
+  }
+  if (o.cpus && *o.cpus != s.machine.cpus) resize_machine(s.machine, *o.cpus);
+  RtAppGlobal global;
+  read_rtapp(root, r, s.workload, global);
+  s.workload.memory_bytes_per_us = s.machine.memory_bytes_per_us;
+  validate_workload(s.workload, r);
+  for (const TaskSpec& t : s.workload.tasks) {
+    check_cpus(t.cpus, s.machine.cpus, r, "tasks." + t.name + ".cpus");
+    for (const Phase& p : t.phases)
+      check_cpus(p.cpus, s.machine.cpus, r, "tasks." + t.name + ".phases." + p.name + ".cpus");
+  }
+  s.duration_ns = global.duration_ns;
+  if (o.policy) s.policy = *o.policy;
+  for (const auto& p : o.params) s.params.push_back(p);
+  if (o.seed) s.seed = *o.seed;
+  if (o.duration_s) {
+    const double ns = *o.duration_s * 1e9;
+    if (!(ns > 0) || ns > static_cast<double>(kMaxDurationNs))
+      throw InputError(file, "--duration", fmt::format("{} s is not a positive duration of at most {} s",
+                                                       *o.duration_s, kMaxDurationNs / kNsPerSec));
+    s.duration_ns = static_cast<Time>(std::llround(ns));
+  }
+  s.raw = std::move(root);
+  return s;
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path, const ScenarioOverrides& o) {
+  JsonLeniency leniency;
+  JValue root = parse_json_file(path, &leniency);
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return build(std::move(root), path, dir.empty() ? "." : dir, leniency, o);
+}
+
+Scenario scenario_from_text(const std::string& text, const std::string& name,
+                            const ScenarioOverrides& o) {
+  JsonLeniency leniency;
+  JValue root = parse_json(text, name, &leniency);
+  return build(std::move(root), name, ".", leniency, o);
+}
+
+}  // namespace schedlab

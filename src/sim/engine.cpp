@@ -1,0 +1,459 @@
+#include "sim/engine.h"
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+
+namespace schedlab {
+
+Engine::Engine(const Machine& machine, const Workload& workload,
+               std::unique_ptr<SchedClass> normal, EngineOptions options, EventSink& sink)
+    : machine_ref_(machine),
+      workload_(workload),
+      normal_(std::move(normal)),
+      options_(std::move(options)),
+      sink_(sink),
+      rng_storage_(options_.seed),
+      sync_(workload) {
+  machine_ = &machine_ref_;
+  tick_ns_ = machine.tick_ns();
+  rng_ = &rng_storage_;
+  cpu_curr_.assign(machine.cpus, nullptr);
+  cpu_kicked_.assign(machine.cpus, 0);
+  cpus_.resize(machine.cpus);
+  fork_counts_.assign(workload.tasks.size(), 0);
+  rt_.attach(*this);
+  normal_->attach(*this);
+}
+
+Engine::~Engine() = default;
+
+EngineResult Engine::run() {
+  RunInfo info;
+  info.policy = options_.policy_name;
+  info.seed = options_.seed;
+  info.cpus = machine_ref_.cpus;
+  info.mark_names = workload_.marks.names;
+  info.block_object_names = {{},
+                             workload_.timers.names,
+                             workload_.mutexes.names,
+                             workload_.condvars.names,
+                             workload_.barriers.names,
+                             workload_.suspend_queues.names,
+                             workload_.counters.names,
+                             workload_.spinlocks.names,
+                             workload_.spinlocks.names};
+  sink_.begin(info);
+  start_static_tasks();
+  process_rescheds();
+  uint64_t handled = 0;
+  while (!agenda_.empty() && live_tasks_ + pending_starts_ > 0) {
+    const AgendaItem item = agenda_.top();
+    if (item.time > options_.end_ns) break;
+    agenda_.pop();
+    now_ = item.time;
+    switch (item.kind) {
+      case AgendaKind::kTaskStart: {
+        --pending_starts_;
+        const TaskSpec& spec = workload_.tasks[item.target];
+        create_task(item.target,
+                    spec.instances > 1 ? fmt::format("{}-{}", spec.name, item.generation) : spec.name,
+                    nullptr);
+        break;
+      }
+      case AgendaKind::kTaskWake: {
+        Task& t = tasks_[item.target];
+        if (execs_[t.id].wake_generation == item.generation && !t.runnable)
+          wake(t, WakeInfo{WakeKind::kWakeup, t.cpu, false}, kNoTask);
+        break;
+      }
+      case AgendaKind::kBurstEnd:
+        if (cpus_[item.target].burst_generation == item.generation) on_burst_end(item.target);
+        break;
+      case AgendaKind::kTick:
+        if (cpus_[item.target].tick_generation == item.generation) on_tick(item.target);
+        break;
+    }
+    process_rescheds();
+    if (options_.check_invariants && (++handled % 1024) == 0) check_all_accounted();
+  }
+  const bool finished = live_tasks_ + pending_starts_ == 0;
+  if (!finished && agenda_.empty()) deadlock();
+  const Time end = finished ? now_ : options_.end_ns;
+  now_ = end;
+  for (CpuId c = 0; c < machine_ref_.cpus; ++c) {
+    account(c);
+    if (!cpu_curr_[c]) cpus_[c].idle_ns += end - cpus_[c].idle_since;
+  }
+  if (options_.check_invariants) {
+    check_all_accounted();
+    check_conservation(end);
+  }
+  sink_.end(end);
+  result_.end_ns = end;
+  result_.all_exited = finished;
+  return result_;
+}
+
+void Engine::start_static_tasks() {
+  for (size_t i = 0; i < workload_.tasks.size(); ++i) {
+    const TaskSpec& spec = workload_.tasks[i];
+    for (int k = 0; k < spec.instances; ++k) {
+      if (spec.delay_ns > 0) {
+        agenda_.push(spec.delay_ns, AgendaKind::kTaskStart, static_cast<int32_t>(i), k);
+        ++pending_starts_;
+      } else {
+        create_task(static_cast<int>(i),
+                    spec.instances > 1 ? fmt::format("{}-{}", spec.name, k) : spec.name, nullptr);
+      }
+    }
+  }
+}
+
+static CpuMask mask_of(const std::optional<std::vector<int>>& cpus, int ncpus) {
+  if (!cpus) return all_cpus(ncpus);
+  CpuMask m;
+  for (int c : *cpus) m.set(static_cast<size_t>(c));
+  return m;
+}
+
+Task& Engine::create_task(int spec_index, const std::string& name, Task* parent) {
+  const TaskSpec& spec = workload_.tasks[spec_index];
+  const Phase& first = spec.phases.front();
+  Task& t = tasks_.emplace_back();
+  Exec& x = execs_.emplace_back();
+  t.id = static_cast<TaskId>(tasks_.size() - 1);
+  t.name = name;
+  t.parent = parent ? parent->id : kNoTask;
+  const SchedSettings s = first.sched.value_or(spec.sched);
+  t.policy = s.policy;
+  t.nice = s.nice;
+  t.rt_priority = s.rt_priority;
+  t.allowed = mask_of(first.cpus ? first.cpus : spec.cpus, machine_ref_.cpus);
+  t.nr_cpus_allowed = static_cast<int>(t.allowed.count());
+  t.runnable = true;
+  x.spec = &spec;
+  x.t_first = spec.delay_ns;  // rt-app: t_zero + delay, for forked threads too
+  ++live_tasks_;
+  sink_.task_created(info_of(t));
+  if (parent) emit({now_, EventType::kFork, 0, parent->cpu, parent->id, t.id, 0, 0});
+  if (spec.loop == 0) {  // rt-app runs no iteration at all
+    exit_task(t);
+    return t;
+  }
+  SchedClass& cls = class_of(t);
+  cls.task_new(t, parent);
+  CpuId origin = parent ? parent->cpu : 0;
+  if (!t.allowed_on(origin)) origin = static_cast<CpuId>(t.allowed._Find_first());
+  t.cpu = origin;  // sched_fork: the child starts where the parent runs
+  const WakeInfo how{WakeKind::kFork, origin, false};
+  const CpuId cpu = cls.select_cpu(t, origin, how);
+  if (cpu < 0 || cpu >= machine_ref_.cpus || !t.allowed_on(cpu))
+    violation(fmt::format("select_cpu placed new task {} on CPU {} outside its affinity", t.name, cpu));
+  t.cpu = cpu;
+  emit({now_, EventType::kWakeupNew, 0, cpu, t.id, t.parent, 0, 0});
+  cls.enqueue(cpu, t, EnqueueKind::kNew);
+  t.queued = true;
+  check_preempt_curr(cpu, t, how);
+  return t;
+}
+
+void Engine::wake(Task& t, const WakeInfo& how, TaskId waker) {
+  Exec& x = execs_[t.id];
+  ++x.wake_generation;  // a pending timed wake-up is void now
+  t.runnable = true;
+  if (t.on_cpu) {  // blocked but not yet switched out: it simply keeps running
+    emit({now_, EventType::kWakeup, 0, t.cpu, t.id, waker, 0, 0});
+    return;
+  }
+  SchedClass& cls = class_of(t);
+  const CpuId cpu = cls.select_cpu(t, t.cpu, how);
+  if (cpu < 0 || cpu >= machine_ref_.cpus || !t.allowed_on(cpu))
+    violation(fmt::format("select_cpu placed {} on CPU {} outside its affinity", t.name, cpu));
+  set_task_cpu(t, cpu);
+  emit({now_, EventType::kWakeup, 0, cpu, t.id, waker, 0, 0});
+  cls.enqueue(cpu, t, EnqueueKind::kWakeup);
+  t.queued = true;
+  check_preempt_curr(cpu, t, how);
+}
+
+void Engine::block(Task& t, BlockReason reason, int32_t object) {
+  Exec& x = execs_[t.id];
+  t.runnable = false;
+  x.block_reason = reason;
+  x.block_object = object;
+  emit({now_, EventType::kBlock, static_cast<uint8_t>(reason), t.cpu, t.id, kNoTask, object, 0});
+  resched(t.cpu);
+}
+
+void Engine::exit_task(Task& t) {
+  t.runnable = false;
+  execs_[t.id].exited = true;
+  --live_tasks_;
+  emit({now_, EventType::kExit, 0, t.cpu, t.id, kNoTask, 0, 0});
+  if (t.on_cpu) resched(t.cpu);
+}
+
+void Engine::set_task_cpu(Task& t, CpuId cpu) {
+  if (t.cpu == cpu) return;
+  if (t.cpu != kNoCpu) emit({now_, EventType::kMigrate, 0, t.cpu, t.id, kNoTask, cpu, 0});
+  t.cpu = cpu;
+}
+
+void Engine::check_preempt_curr(CpuId cpu, Task& woken, const WakeInfo& how) {
+  Task* curr = cpu_curr_[cpu];
+  if (!curr) {
+    resched(cpu);
+    return;
+  }
+  if (curr == &woken || !curr->runnable || cpus_[cpu].need_resched) return;
+  account(cpu);
+  const int woken_rank = class_rank(woken), curr_rank = class_rank(*curr);
+  if (woken_rank < curr_rank) resched(cpu);
+  else if (woken_rank == curr_rank) class_of(woken).check_preempt(cpu, *curr, woken, how);
+}
+
+void Engine::resched(CpuId cpu) {
+  Cpu& c = cpus_[cpu];
+  if (c.need_resched) return;
+  c.need_resched = true;
+  if (!cpu_curr_[cpu]) cpu_kicked_[cpu] = 1;
+  pending_rescheds_.push_back(cpu);
+}
+
+void Engine::process_rescheds() {
+  for (size_t i = 0; i < pending_rescheds_.size(); ++i) {
+    const CpuId cpu = pending_rescheds_[i];
+    if (cpus_[cpu].need_resched) schedule(cpu);
+  }
+  pending_rescheds_.clear();
+}
+
+void Engine::migrate_queued(Task& t, CpuId to) {
+  if (!t.queued || t.on_cpu) violation(fmt::format("migrate_queued of {}, which is not queued", t.name));
+  if (to < 0 || to >= machine_ref_.cpus || !t.allowed_on(to))
+    violation(fmt::format("migration of {} to CPU {} outside its affinity", t.name, to));
+  SchedClass& cls = class_of(t);
+  const CpuId from = t.cpu;
+  cls.dequeue(from, t, DequeueKind::kMigrate);
+  t.queued = false;
+  set_task_cpu(t, to);
+  cls.enqueue(to, t, EnqueueKind::kMigrate);
+  t.queued = true;
+  check_preempt_curr(to, t, WakeInfo{WakeKind::kMigrate, from, false});
+}
+
+void Engine::schedule(CpuId cpu) {
+  Cpu& c = cpus_[cpu];
+  c.need_resched = false;
+  cpu_kicked_[cpu] = 0;
+  Task* prev = cpu_curr_[cpu];
+  if (prev) {
+    account(cpu);
+    Exec& x = execs_[prev->id];
+    if (prev->runnable && x.attrs_pending) {
+      requeue_with_new_attrs(cpu, *prev);
+    } else if (prev->runnable) {
+      class_of(*prev).put_prev(cpu, *prev);
+      prev->queued = true;
+    } else {
+      class_of(*prev).dequeue(cpu, *prev, x.exited ? DequeueKind::kExit : DequeueKind::kSleep);
+      if (x.exited) class_of(*prev).task_dead(*prev);
+    }
+  }
+  switch_to(cpu, prev, pick(cpu));
+}
+
+Task* Engine::pick(CpuId cpu) {
+  Task* next = nullptr;
+  if (!normal_->handles_rt()) {
+    rt_.balance(cpu);
+    next = rt_.pick_next(cpu);
+  }
+  if (!next) next = normal_->pick_next(cpu);
+  if (!next) {
+    normal_->idle_balance(cpu);
+    next = normal_->pick_next(cpu);
+  }
+  if (!next) return nullptr;
+  if (!next->allowed_on(cpu))
+    violation(fmt::format("{} picked on CPU {} outside its affinity", next->name, cpu));
+  if (options_.check_invariants) check_pick(cpu, next);
+  next->queued = false;
+  set_task_cpu(*next, cpu);
+  return next;
+}
+
+void Engine::requeue_with_new_attrs(CpuId cpu, Task& prev) {
+  Exec& x = execs_[prev.id];
+  SchedClass& old_class = class_of(prev);
+  old_class.put_prev(cpu, prev);
+  prev.queued = true;
+  old_class.dequeue(cpu, prev, DequeueKind::kRequeue);
+  prev.queued = false;
+  const bool mask_changed = prev.allowed != x.pending_allowed;
+  prev.allowed = x.pending_allowed;
+  prev.nr_cpus_allowed = static_cast<int>(prev.allowed.count());
+  prev.policy = x.pending_sched.policy;
+  prev.nice = x.pending_sched.nice;
+  prev.rt_priority = x.pending_sched.rt_priority;
+  x.attrs_pending = false;
+  if (mask_changed) sink_.affinity_changed(prev.id, prev.allowed, now_);
+  SchedClass& cls = class_of(prev);
+  if (&cls != &old_class) cls.task_new(prev, nullptr);
+  const WakeInfo how{WakeKind::kMigrate, cpu, false};
+  const CpuId target = prev.allowed_on(cpu) ? cpu : cls.select_cpu(prev, cpu, how);
+  if (target < 0 || target >= machine_ref_.cpus || !prev.allowed_on(target))
+    violation(fmt::format("select_cpu placed {} on CPU {} outside its affinity", prev.name, target));
+  set_task_cpu(prev, target);
+  cls.enqueue(target, prev, EnqueueKind::kRequeue);
+  prev.queued = true;
+  if (target != cpu) check_preempt_curr(target, prev, how);
+}
+
+void Engine::switch_to(CpuId cpu, Task* prev, Task* next) {
+  Cpu& c = cpus_[cpu];
+  ++c.burst_generation;  // whatever was due on this CPU is void now
+  if (prev != next) {
+    ++result_.switches;
+    SchedEvent e{now_, EventType::kSwitch, 0, cpu, prev ? prev->id : kNoTask,
+                 next ? next->id : kNoTask, 0, 0};
+    if (prev) {
+      const Exec& px = execs_[prev->id];
+      const PrevState state = prev->runnable ? PrevState::kPreempted
+                              : px.exited    ? PrevState::kExited
+                                             : PrevState::kBlocked;
+      e.detail = static_cast<uint8_t>(state);
+      if (state == PrevState::kBlocked) e.arg = static_cast<int32_t>(px.block_reason);
+      prev->on_cpu = false;
+      prev->last_ran_ns = now_;
+      execs_[prev->id].last_cpu_ran = cpu;
+    } else {
+      c.idle_ns += now_ - c.idle_since;
+    }
+    emit(e);
+    if (next) {
+      next->on_cpu = true;
+      c.overhead_left = machine_ref_.context_switch_ns;
+      Exec& nx = execs_[next->id];
+      nx.stall_left += machine_ref_.migration_penalty(nx.last_cpu_ran, cpu, now_ - next->last_ran_ns);
+    } else {
+      c.idle_since = now_;
+      c.overhead_left = 0;
+    }
+  }
+  cpu_curr_[cpu] = next;
+  c.seg_start = now_;
+  if (!next) {
+    c.tick_armed = false;
+    ++c.tick_generation;
+    return;
+  }
+  arm_tick(cpu);
+  Exec& nx = execs_[next->id];
+  if (nx.burst == Burst::kSpin) {
+    // Back on a CPU while spinning: a lock freed meanwhile is taken at once.
+    const Step& s = nx.spec->phases[nx.phase].steps[nx.step];
+    if (sync_.spinlocks[s.object].owner == kNoTask) {
+      sync_.spinlocks[s.object].owner = next->id;
+      nx.spin_left = 0;
+    }
+  }
+  if (nx.burst == Burst::kNone) advance_program(cpu);
+  else arm_burst(cpu);
+}
+
+void Engine::account(CpuId cpu) {
+  Task* t = cpu_curr_[cpu];
+  if (!t) return;
+  Cpu& c = cpus_[cpu];
+  Time elapsed = now_ - c.seg_start;
+  if (elapsed <= 0) return;
+  c.seg_start = now_;
+  const Time overhead = std::min(elapsed, c.overhead_left);
+  c.overhead_left -= overhead;
+  c.overhead_ns += overhead;
+  elapsed -= overhead;
+  if (elapsed == 0) return;
+  t->sum_exec_ns += elapsed;
+  Exec& x = execs_[t->id];
+  const Time stall = std::min(elapsed, x.stall_left);
+  x.stall_left -= stall;
+  const Time progress = elapsed - stall;
+  if (x.burst == Burst::kWork) {
+    x.work_scaled -= static_cast<Int128>(progress) * machine_ref_.capacity[cpu];
+    if (x.work_scaled < 0) x.work_scaled = 0;
+  } else if (x.burst == Burst::kSpin) {
+    x.spin_left = std::max<Time>(0, x.spin_left - progress);
+  }
+}
+
+void Engine::arm_burst(CpuId cpu) {
+  Cpu& c = cpus_[cpu];
+  const Exec& x = execs_[cpu_curr_[cpu]->id];
+  const Time base = c.seg_start + c.overhead_left + x.stall_left;
+  Time end = base;
+  switch (x.burst) {
+    case Burst::kWork: {
+      const Int128 cap = machine_ref_.capacity[cpu];
+      end = base + static_cast<Time>((x.work_scaled + cap - 1) / cap);
+      break;
+    }
+    case Burst::kRuntime: end = std::max(base, x.runtime_end); break;
+    case Burst::kSpin: end = base + x.spin_left; break;
+    case Burst::kNone: break;
+  }
+  agenda_.push(end, AgendaKind::kBurstEnd, cpu, ++c.burst_generation);
+}
+
+void Engine::arm_tick(CpuId cpu) {
+  Cpu& c = cpus_[cpu];
+  if (c.tick_armed) return;
+  c.tick_armed = true;
+  const Time next = (now_ / tick_ns_ + 1) * tick_ns_;  // ticks fall on the global jiffy grid
+  agenda_.push(next, AgendaKind::kTick, cpu, ++c.tick_generation);
+}
+
+void Engine::on_tick(CpuId cpu) {
+  Cpu& c = cpus_[cpu];
+  c.tick_armed = false;
+  Task* curr = cpu_curr_[cpu];
+  if (!curr) return;
+  account(cpu);
+  class_of(*curr).task_tick(cpu, *curr);
+  normal_->tick_balance(cpu);
+  arm_tick(cpu);
+}
+
+void Engine::on_burst_end(CpuId cpu) {
+  account(cpu);
+  Task& t = *cpu_curr_[cpu];
+  Exec& x = execs_[t.id];
+  const Burst finished = x.burst;
+  x.burst = Burst::kNone;
+  x.work_scaled = 0;
+  x.spin_left = 0;
+  if (finished == Burst::kSpin) {
+    const Step& s = x.spec->phases[x.phase].steps[x.step];
+    if (sync_.spinlocks[s.object].owner != t.id) {
+      spin_attempt_failed(cpu, t, x);
+      return;
+    }
+  }
+  advance_program(cpu);
+}
+
+TaskInfo Engine::info_of(const Task& t) const {
+  TaskInfo info;
+  info.id = t.id;
+  info.name = t.name;
+  info.parent = t.parent;
+  info.policy = t.policy;
+  info.nice = t.nice;
+  info.rt_priority = t.rt_priority;
+  info.allowed = t.allowed;
+  info.created_ns = now_;
+  return info;
+}
+
+}  // namespace schedlab

@@ -1,0 +1,63 @@
+// The invariant checker: rules every policy and the engine must keep. On in every test,
+// behind --check-invariants elsewhere. A broken rule stops the run with InvariantError.
+#include <fmt/format.h>
+
+#include "sim/engine.h"
+#include "util/error.h"
+
+namespace schedlab {
+
+void Engine::violation(const std::string& what) const {
+  throw InvariantError(fmt::format("invariant broken at {} ns under '{}': {}", now_,
+                                   options_.policy_name, what));
+}
+
+void Engine::check_pick(CpuId cpu, const Task* next) const {
+  if (!next->runnable) violation(fmt::format("picked {}, which is not runnable", next->name));
+  if (!next->queued) violation(fmt::format("picked {}, which was not queued", next->name));
+  if (next->on_cpu && cpu_curr_[cpu] != next)
+    violation(fmt::format("picked {} on CPU {} while it runs on CPU {}", next->name, cpu, next->cpu));
+}
+
+// Every runnable task is either running on exactly one CPU or queued; no CPU runs a
+// task that is not marked as running there.
+void Engine::check_all_accounted() const {
+  int running = 0;
+  for (const Task& t : tasks_) {
+    if (execs_[t.id].exited) {
+      if (t.on_cpu && cpu_curr_[t.cpu] != &t) violation(fmt::format("exited {} marked on a CPU", t.name));
+      continue;
+    }
+    if (t.on_cpu) {
+      ++running;
+      if (cpu_curr_[t.cpu] != &t) violation(fmt::format("{} marked running on CPU {} but is not there", t.name, t.cpu));
+      if (!t.allowed_on(t.cpu)) violation(fmt::format("{} runs on CPU {} outside its affinity", t.name, t.cpu));
+    } else if (t.runnable && !t.queued) {
+      violation(fmt::format("runnable task {} is neither running nor queued (lost)", t.name));
+    } else if (!t.runnable && t.queued) {
+      violation(fmt::format("blocked task {} is still queued", t.name));
+    }
+  }
+  int busy = 0;
+  for (CpuId c = 0; c < machine_ref_.cpus; ++c)
+    if (cpu_curr_[c]) ++busy;
+  for (CpuId c = 0; c < machine_ref_.cpus; ++c)
+    for (CpuId d = c + 1; d < machine_ref_.cpus; ++d)
+      if (cpu_curr_[c] && cpu_curr_[c] == cpu_curr_[d])
+        violation(fmt::format("{} runs on CPUs {} and {} at once", cpu_curr_[c]->name, c, d));
+  if (busy < running) violation("more tasks marked running than busy CPUs");
+}
+
+// CPU time is conserved to the nanosecond: task time + switch overhead + idle time
+// equals CPUs x elapsed time.
+void Engine::check_conservation(Time end) const {
+  Int128 total = 0;
+  for (const Task& t : tasks_) total += t.sum_exec_ns;
+  for (const Cpu& c : cpus_) total += c.overhead_ns + c.idle_ns;
+  const Int128 expected = static_cast<Int128>(end) * machine_ref_.cpus;
+  if (total != expected)
+    violation(fmt::format("CPU time not conserved: accounted {} ns, expected {} ns",
+                          static_cast<int64_t>(total), static_cast<int64_t>(expected)));
+}
+
+}  // namespace schedlab

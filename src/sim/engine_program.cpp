@@ -1,0 +1,421 @@
+// The engine's program side: stepping a running task through its workload program and
+// the synchronisation objects the steps use. Steps that take no time run back to back
+// while the task is on a CPU; a CPU burst or a block ends the sequence.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/engine.h"
+#include "util/error.h"
+
+namespace schedlab {
+namespace {
+
+// More zero-time steps at one instant than this means the program loops without
+// ever consuming time (for example a loop of only marks or yields on an idle machine).
+constexpr uint64_t kMaxStepsPerInstant = 10'000'000;
+
+CpuMask phase_mask(const TaskSpec& spec, const Phase& p, int ncpus) {
+  const auto& cpus = p.cpus ? p.cpus : spec.cpus;
+  if (!cpus) return all_cpus(ncpus);
+  CpuMask m;
+  for (int c : *cpus) m.set(static_cast<size_t>(c));
+  return m;
+}
+
+}  // namespace
+
+void Engine::advance_program(CpuId cpu) {
+  Task& t = *cpu_curr_[cpu];
+  Exec& x = execs_[t.id];
+  account(cpu);
+  while (true) {
+    if (x.burst != Burst::kNone) {
+      arm_burst(cpu);
+      return;
+    }
+    if (now_ != steps_instant_) {
+      steps_instant_ = now_;
+      steps_at_instant_ = 0;
+    }
+    if (++steps_at_instant_ > kMaxStepsPerInstant)
+      throw WorkloadError(fmt::format(
+          "task {} makes no progress at {} ns: its program loops without consuming time",
+          t.name, now_));
+    if (!next_step(cpu, t, x)) return;
+    const Step& s = x.spec->phases[x.phase].steps[x.step];
+    if (execute_step(cpu, t, x, s) == StepResult::kStop) return;
+  }
+}
+
+// Moves past the end of a phase iteration, a phase and the task's loop as needed.
+bool Engine::next_step(CpuId, Task& t, Exec& x) {
+  const TaskSpec& spec = *x.spec;
+  if (x.step == spec.phases[x.phase].steps.size()) {
+    x.step = 0;
+    if (++x.phase_iter >= spec.phases[x.phase].loop) {
+      x.phase_iter = 0;
+      if (++x.phase == spec.phases.size()) {
+        x.phase = 0;
+        ++x.task_iter;
+        if (spec.loop >= 0 && x.task_iter >= spec.loop) {
+          exit_task(t);
+          return false;
+        }
+      }
+    }
+  }
+  if (x.step == 0) return enter_phase(t, x);
+  return true;
+}
+
+// rt-app applies a phase's affinity and policy at the start of each of its iterations.
+bool Engine::enter_phase(Task& t, Exec& x) {
+  const Phase& p = x.spec->phases[x.phase];
+  const CpuMask mask = phase_mask(*x.spec, p, machine_ref_.cpus);
+  const SchedSettings s = p.sched.value_or(x.spec->sched);
+  if (mask == t.allowed && s.policy == t.policy && s.nice == t.nice &&
+      s.rt_priority == t.rt_priority)
+    return true;
+  x.attrs_pending = true;
+  x.pending_allowed = mask;
+  x.pending_sched = s;
+  resched(t.cpu);
+  return false;
+}
+
+void Engine::start_work(Exec& x, Burst kind, Time amount) {
+  x.burst = kind;
+  if (kind == Burst::kWork) x.work_scaled = static_cast<Int128>(amount) * 1024;
+  if (kind == Burst::kRuntime) x.runtime_end = now_ + amount;
+}
+
+Engine::StepResult Engine::execute_step(CpuId cpu, Task& t, Exec& x, const Step& s) {
+  switch (s.op) {
+    case Op::kRun:
+      ++x.step;
+      if (s.duration_ns == 0) return StepResult::kContinue;
+      start_work(x, Burst::kWork, s.duration_ns);
+      return StepResult::kBurst;
+    case Op::kMem:
+    case Op::kIoRun: {
+      ++x.step;
+      const int64_t per_us = machine_ref_.memory_bytes_per_us;
+      const Time ns = (s.amount * 1000 + per_us - 1) / per_us;
+      if (ns == 0) return StepResult::kContinue;
+      start_work(x, Burst::kWork, ns);
+      return StepResult::kBurst;
+    }
+    case Op::kRuntime:
+      ++x.step;
+      if (s.duration_ns == 0) return StepResult::kContinue;
+      start_work(x, Burst::kRuntime, s.duration_ns);
+      return StepResult::kBurst;
+    case Op::kSleep:
+      ++x.step;
+      if (s.duration_ns == 0) return StepResult::kContinue;
+      sleep_until(t, now_ + s.duration_ns, BlockReason::kSleep);
+      return StepResult::kStop;
+    case Op::kTimer: {
+      ++x.step;
+      Time* next = nullptr;
+      bool* started = nullptr;
+      bool unique_started = true;
+      if (workload_.timer_unique[s.object]) {
+        auto it = std::find_if(x.unique_timers.begin(), x.unique_timers.end(),
+                               [&](const auto& p) { return p.first == s.object; });
+        if (it == x.unique_timers.end()) {
+          x.unique_timers.emplace_back(s.object, x.t_first);
+          it = x.unique_timers.end() - 1;
+        }
+        next = &it->second;
+        started = &unique_started;
+      } else {
+        TimerState& ts = sync_.timers[s.object];
+        next = &ts.next;
+        started = &ts.started;
+      }
+      if (!*started) {
+        *started = true;
+        *next = x.t_first;
+      }
+      *next += s.duration_ns;
+      if (now_ < *next) {
+        sleep_until(t, *next, BlockReason::kTimer);
+        return StepResult::kStop;
+      }
+      if (!s.absolute) *next = now_;  // relative mode: a late period restarts from now
+      return StepResult::kContinue;
+    }
+    case Op::kLock:
+      ++x.step;
+      return mutex_lock(t, s.object) ? StepResult::kContinue : StepResult::kStop;
+    case Op::kUnlock:
+      ++x.step;
+      mutex_unlock(t, s.object, "unlock");
+      return StepResult::kContinue;
+    case Op::kWait:
+      ++x.step;
+      wait_on_condvar(t, s.object, s.mutex);
+      return StepResult::kStop;
+    case Op::kSignal:
+      ++x.step;
+      signal_one(s.object, t);
+      return StepResult::kContinue;
+    case Op::kBroadcast:
+      ++x.step;
+      while (!sync_.condvars[s.object].waiters.empty()) signal_one(s.object, t);
+      return StepResult::kContinue;
+    case Op::kSync:
+      ++x.step;
+      signal_one(s.object, t);
+      wait_on_condvar(t, s.object, s.mutex);
+      return StepResult::kStop;
+    case Op::kBarrier: {
+      ++x.step;
+      BarrierState& b = sync_.barriers[s.object];
+      if (b.arrived + 1 >= workload_.barrier_users[s.object]) {
+        std::vector<TaskId> waiters = std::move(b.waiters);
+        b.waiters.clear();
+        b.arrived = 0;
+        for (TaskId id : waiters) wake(tasks_[id], WakeInfo{WakeKind::kWakeup, cpu, false}, t.id);
+        return StepResult::kContinue;
+      }
+      ++b.arrived;
+      b.waiters.push_back(t.id);
+      block(t, BlockReason::kBarrier, s.object);
+      return StepResult::kStop;
+    }
+    case Op::kSuspend:
+      ++x.step;
+      sync_.suspended[s.object].push_back(t.id);
+      block(t, BlockReason::kSuspend, s.object);
+      return StepResult::kStop;
+    case Op::kResume: {
+      ++x.step;
+      std::vector<TaskId> waiters = std::move(sync_.suspended[s.object]);
+      sync_.suspended[s.object].clear();
+      for (TaskId id : waiters) wake(tasks_[id], WakeInfo{WakeKind::kWakeup, cpu, false}, t.id);
+      return StepResult::kContinue;
+    }
+    case Op::kYield:
+      ++x.step;
+      class_of(t).yield(cpu);
+      resched(cpu);
+      return StepResult::kStop;
+    case Op::kFork: {
+      ++x.step;
+      const TaskSpec& target = workload_.tasks[s.object];
+      const int k = target.instances + fork_counts_[s.object]++;
+      create_task(s.object, fmt::format("{}-{}", target.name, k), &t);
+      return StepResult::kContinue;
+    }
+    case Op::kSpinLock: {
+      SpinLockState& lock = sync_.spinlocks[s.object];
+      if (lock.owner == kNoTask) lock.owner = t.id;
+      if (lock.owner == t.id) {
+        ++x.step;
+        x.spin_yields = x.spin_sleeps = 0;
+        x.spin_delay = 0;
+        return StepResult::kContinue;
+      }
+      const SpinLockConfig& cfg = workload_.spin_configs[s.amount];
+      if (cfg.spin_ns == 0) {
+        spin_attempt_failed(cpu, t, x);
+        return StepResult::kStop;
+      }
+      x.burst = Burst::kSpin;
+      x.spin_left = cfg.spin_ns;
+      lock.spinners.push_back(t.id);
+      return StepResult::kBurst;  // the step is done once the lock is ours
+    }
+    case Op::kSpinUnlock:
+      ++x.step;
+      spin_unlock(t, s.object);
+      return StepResult::kContinue;
+    case Op::kAdvance: {
+      ++x.step;
+      CounterState& c = sync_.counters[s.object];
+      c.value += s.amount;
+      auto reached = std::stable_partition(c.waiters.begin(), c.waiters.end(),
+                                           [&](const auto& w) { return w.second > c.value; });
+      std::vector<std::pair<TaskId, int64_t>> woken(reached, c.waiters.end());
+      c.waiters.erase(reached, c.waiters.end());
+      for (const auto& w : woken) wake(tasks_[w.first], WakeInfo{WakeKind::kWakeup, cpu, false}, t.id);
+      return StepResult::kContinue;
+    }
+    case Op::kWaitProgress: {
+      ++x.step;
+      CounterState& c = sync_.counters[s.object];
+      if (c.value >= s.amount) return StepResult::kContinue;
+      c.waiters.emplace_back(t.id, s.amount);
+      block(t, BlockReason::kProgress, s.object);
+      return StepResult::kStop;
+    }
+    case Op::kMark:
+      ++x.step;
+      emit({now_, EventType::kMark, 0, cpu, t.id, kNoTask, s.object, s.amount});
+      return StepResult::kContinue;
+  }
+  return StepResult::kContinue;
+}
+
+void Engine::sleep_until(Task& t, Time when, BlockReason reason) {
+  block(t, reason, -1);
+  agenda_.push(when, AgendaKind::kTaskWake, t.id, ++execs_[t.id].wake_generation);
+}
+
+bool Engine::mutex_lock(Task& t, int32_t m) {
+  MutexState& mutex = sync_.mutexes[m];
+  if (mutex.owner == kNoTask) {
+    mutex.owner = t.id;
+    return true;
+  }
+  if (mutex.owner == t.id)
+    throw WorkloadError(fmt::format("task {} locks mutex '{}', which it already holds (deadlock)",
+                                    t.name, workload_.mutexes.names[m]));
+  mutex.waiters.push_back(t.id);
+  block(t, BlockReason::kMutex, m);
+  return false;
+}
+
+// Mutexes hand off: unlock gives the mutex to the first waiter, in FIFO order.
+void Engine::mutex_unlock(Task& t, int32_t m, const char* what) {
+  MutexState& mutex = sync_.mutexes[m];
+  if (mutex.owner != t.id)
+    throw WorkloadError(fmt::format(
+        "task {} does {} on mutex '{}', which it does not hold ({})", t.name, what,
+        workload_.mutexes.names[m],
+        mutex.owner == kNoTask ? std::string("it is free") : "held by " + tasks_[mutex.owner].name));
+  if (mutex.waiters.empty()) {
+    mutex.owner = kNoTask;
+    return;
+  }
+  const TaskId next = mutex.waiters.front();
+  mutex.waiters.pop_front();
+  mutex.owner = next;
+  wake(tasks_[next], WakeInfo{WakeKind::kWakeup, t.cpu, false}, t.id);
+}
+
+void Engine::wait_on_condvar(Task& t, int32_t condvar, int32_t mutex) {
+  mutex_unlock(t, mutex, "wait");
+  sync_.condvars[condvar].waiters.emplace_back(t.id, mutex);
+  block(t, BlockReason::kCondvar, condvar);
+}
+
+// A signalled waiter must retake its mutex before it can run on.
+void Engine::signal_one(int32_t condvar, const Task& waker) {
+  auto& waiters = sync_.condvars[condvar].waiters;
+  if (waiters.empty()) return;  // a signal with nobody waiting is lost, as with pthreads
+  const auto [id, m] = waiters.front();
+  waiters.pop_front();
+  MutexState& mutex = sync_.mutexes[m];
+  if (mutex.owner == kNoTask) {
+    mutex.owner = id;
+    wake(tasks_[id], WakeInfo{WakeKind::kWakeup, waker.cpu, false}, waker.id);
+  } else {
+    mutex.waiters.push_back(id);
+    execs_[id].block_reason = BlockReason::kMutex;
+    execs_[id].block_object = m;
+  }
+}
+
+void Engine::spin_unlock(Task& t, int32_t l) {
+  SpinLockState& lock = sync_.spinlocks[l];
+  if (lock.owner != t.id)
+    throw WorkloadError(fmt::format("task {} unlocks spinlock '{}', which it does not hold",
+                                    t.name, workload_.spinlocks.names[l]));
+  lock.owner = kNoTask;
+  // A spinner that is on a CPU right now sees the lock free first.
+  for (auto it = lock.spinners.begin(); it != lock.spinners.end(); ++it) {
+    Task& s = tasks_[*it];
+    if (!s.on_cpu) continue;
+    lock.owner = s.id;
+    lock.spinners.erase(it);
+    account(s.cpu);
+    execs_[s.id].spin_left = 0;
+    arm_burst(s.cpu);
+    return;
+  }
+  if (!lock.blocked.empty()) {
+    const TaskId next = lock.blocked.front();
+    lock.blocked.pop_front();
+    lock.owner = next;
+    wake(tasks_[next], WakeInfo{WakeKind::kWakeup, t.cpu, false}, t.id);
+  }
+}
+
+void Engine::spin_attempt_failed(CpuId cpu, Task& t, Exec& x) {
+  const Step& s = x.spec->phases[x.phase].steps[x.step];
+  SpinLockState& lock = sync_.spinlocks[s.object];
+  std::erase(lock.spinners, t.id);
+  const SpinLockConfig& cfg = workload_.spin_configs[s.amount];
+  if (x.spin_yields < cfg.yield_rounds) {
+    ++x.spin_yields;
+    class_of(t).yield(cpu);
+    resched(cpu);
+    return;
+  }
+  x.spin_yields = 0;
+  if (cfg.fallback == SpinFallback::kBlock) {
+    lock.blocked.push_back(t.id);
+    block(t, BlockReason::kSpinBlock, s.object);
+    return;
+  }
+  if (x.spin_sleeps >= cfg.max_sleeps)
+    throw WorkloadError(fmt::format(
+        "stuck spinlock: task {} slept {} times waiting for spinlock '{}' (held by {})", t.name,
+        x.spin_sleeps, workload_.spinlocks.names[s.object],
+        lock.owner == kNoTask ? std::string("nobody") : tasks_[lock.owner].name));
+  ++x.spin_sleeps;
+  if (x.spin_delay == 0) x.spin_delay = cfg.sleep_min_ns;
+  const Time delay = x.spin_delay;
+  // PostgreSQL s_lock: cur_delay += cur_delay * random fraction; wrap to the minimum.
+  const double growth = rng_->unit() * cfg.growth_max_percent / 100.0;
+  x.spin_delay = delay + static_cast<Time>(std::llround(static_cast<double>(delay) * growth));
+  if (x.spin_delay > cfg.sleep_max_ns) x.spin_delay = cfg.sleep_min_ns;
+  sleep_until(t, now_ + delay, BlockReason::kSpinSleep);
+}
+
+std::string Engine::describe_wait(const Task& t) const {
+  const Exec& x = execs_[t.id];
+  const int32_t o = x.block_object;
+  auto holder = [&](TaskId id) { return id == kNoTask ? std::string("nobody") : tasks_[id].name; };
+  switch (x.block_reason) {
+    case BlockReason::kMutex:
+      return fmt::format("{} waits for mutex '{}' (held by {})", t.name, workload_.mutexes.names[o],
+                         holder(sync_.mutexes[o].owner));
+    case BlockReason::kCondvar:
+      return fmt::format("{} waits on condvar '{}'", t.name, workload_.condvars.names[o]);
+    case BlockReason::kBarrier:
+      return fmt::format("{} waits at barrier '{}' ({} of {} arrived)", t.name,
+                         workload_.barriers.names[o], sync_.barriers[o].arrived,
+                         workload_.barrier_users[o]);
+    case BlockReason::kSuspend:
+      return fmt::format("{} is suspended on '{}'", t.name, workload_.suspend_queues.names[o]);
+    case BlockReason::kProgress:
+      return fmt::format("{} waits for counter '{}' (now {})", t.name, workload_.counters.names[o],
+                         sync_.counters[o].value);
+    case BlockReason::kSpinBlock:
+      return fmt::format("{} waits for spinlock '{}' (held by {})", t.name,
+                         workload_.spinlocks.names[o], holder(sync_.spinlocks[o].owner));
+    default:
+      return fmt::format("{} sleeps", t.name);
+  }
+}
+
+void Engine::deadlock() {
+  std::string waits;
+  for (const Task& t : tasks_) {
+    if (execs_[t.id].exited) continue;
+    if (t.runnable)
+      violation(fmt::format("task {} is runnable but no CPU will ever run it", t.name));
+    waits += (waits.empty() ? "" : "; ") + describe_wait(t);
+  }
+  throw WorkloadError(fmt::format(
+      "deadlock at {:.6f} s: every remaining task is blocked and nothing can wake them: {}",
+      static_cast<double>(now_) / 1e9, waits));
+}
+
+}  // namespace schedlab

@@ -1,0 +1,62 @@
+// The state of a workload's synchronisation objects during a simulated run.
+#pragma once
+
+#include <deque>
+#include <utility>
+#include <vector>
+
+#include "util/types.h"
+#include "workload/program.h"
+
+namespace schedlab {
+
+struct MutexState {
+  TaskId owner = kNoTask;
+  std::deque<TaskId> waiters;  // FIFO; unlock hands the mutex to the first
+};
+
+struct CondvarState {
+  std::deque<std::pair<TaskId, int32_t>> waiters;  // task, mutex to retake
+};
+
+struct BarrierState {
+  int arrived = 0;
+  std::vector<TaskId> waiters;
+};
+
+struct CounterState {
+  int64_t value = 0;
+  std::vector<std::pair<TaskId, int64_t>> waiters;  // task, target value
+};
+
+struct TimerState {
+  bool started = false;
+  Time next = 0;
+};
+
+struct SpinLockState {
+  TaskId owner = kNoTask;
+  std::vector<TaskId> spinners;  // tasks in a spin burst, in the order they began
+  std::deque<TaskId> blocked;    // tasks that gave up spinning and block
+};
+
+struct SyncObjects {
+  explicit SyncObjects(const Workload& w)
+      : mutexes(w.mutexes.size()),
+        condvars(w.condvars.size()),
+        barriers(w.barriers.size()),
+        suspended(w.suspend_queues.size()),
+        counters(w.counters.size()),
+        timers(w.timers.size()),
+        spinlocks(w.spinlocks.size()) {}
+
+  std::vector<MutexState> mutexes;
+  std::vector<CondvarState> condvars;
+  std::vector<BarrierState> barriers;
+  std::vector<std::vector<TaskId>> suspended;
+  std::vector<CounterState> counters;
+  std::vector<TimerState> timers;
+  std::vector<SpinLockState> spinlocks;
+};
+
+}  // namespace schedlab

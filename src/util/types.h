@@ -1,0 +1,44 @@
+// Basic vocabulary shared by every stage: time, identifiers, CPU masks.
+#pragma once
+
+#include <bitset>
+#include <cstdint>
+#include <string>
+
+namespace schedlab {
+
+// Virtual and real time alike: integer nanoseconds.
+using Time = int64_t;
+using TaskId = int32_t;
+using CpuId = int32_t;
+// 128-bit integers for products of times and weights that may exceed 64 bits.
+__extension__ using Int128 = __int128;
+__extension__ using UInt128 = unsigned __int128;
+
+inline constexpr TaskId kNoTask = -1;
+inline constexpr CpuId kNoCpu = -1;
+inline constexpr Time kNsPerUs = 1000;
+inline constexpr Time kNsPerMs = 1000 * 1000;
+inline constexpr Time kNsPerSec = 1000 * 1000 * 1000;
+// Longest duration any input may name (about 13 days): keeps work * 1024 within int64.
+inline constexpr Time kMaxDurationNs = Time{1} << 50;
+inline constexpr int kMaxCpus = 256;
+
+using CpuMask = std::bitset<kMaxCpus>;
+
+inline CpuMask all_cpus(int ncpus) {
+  CpuMask m;
+  for (int i = 0; i < ncpus; ++i) m.set(static_cast<size_t>(i));
+  return m;
+}
+
+// The scheduling policies of sched_setscheduler(2).
+enum class SchedPolicy : uint8_t { kOther, kBatch, kIdle, kFifo, kRR, kDeadline };
+
+inline bool is_rt(SchedPolicy p) { return p == SchedPolicy::kFifo || p == SchedPolicy::kRR; }
+inline bool is_normal(SchedPolicy p) {
+  return p == SchedPolicy::kOther || p == SchedPolicy::kBatch || p == SchedPolicy::kIdle;
+}
+const char* policy_name(SchedPolicy p);
+
+}  // namespace schedlab

@@ -1,0 +1,46 @@
+#include "workload/program.h"
+
+namespace schedlab {
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::kRun: return "run";
+    case Op::kRuntime: return "runtime";
+    case Op::kSleep: return "sleep";
+    case Op::kTimer: return "timer";
+    case Op::kLock: return "lock";
+    case Op::kUnlock: return "unlock";
+    case Op::kWait: return "wait";
+    case Op::kSignal: return "signal";
+    case Op::kBroadcast: return "broad";
+    case Op::kSync: return "sync";
+    case Op::kBarrier: return "barrier";
+    case Op::kSuspend: return "suspend";
+    case Op::kResume: return "resume";
+    case Op::kYield: return "yield";
+    case Op::kFork: return "fork";
+    case Op::kMem: return "mem";
+    case Op::kIoRun: return "iorun";
+    case Op::kSpinLock: return "spin_lock";
+    case Op::kSpinUnlock: return "spin_unlock";
+    case Op::kAdvance: return "advance";
+    case Op::kWaitProgress: return "wait_progress";
+    case Op::kMark: return "mark";
+  }
+  return "?";
+}
+
+int32_t NameTable::intern(const std::string& name) {
+  const int32_t found = find(name);
+  if (found >= 0) return found;
+  names.push_back(name);
+  return static_cast<int32_t>(names.size() - 1);
+}
+
+int32_t NameTable::find(const std::string& name) const {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<int32_t>(i);
+  return -1;
+}
+
+}  // namespace schedlab

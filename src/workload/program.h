@@ -1,0 +1,108 @@
+// Workload programs: what every task runs, in the event vocabulary of rt-app plus the
+// few events the seed workloads need. Generators and the rt-app reader produce these
+// values; the simulator and the host runner execute them. Nothing here knows a policy.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/types.h"
+
+namespace schedlab {
+
+enum class Op : uint8_t {
+  kRun,           // fixed work in ns at capacity 1024: a slower CPU stretches it
+  kRuntime,       // busy until this much wall-clock time has passed since the step began
+  kSleep,         // relative sleep
+  kTimer,         // rt-app timer: sleep until the timer's next period boundary
+  kLock,          // blocking mutex
+  kUnlock,
+  kWait,          // condvar wait, releasing and retaking `mutex`
+  kSignal,        // wake one condvar waiter
+  kBroadcast,     // wake every condvar waiter
+  kSync,          // signal, then wait (rt-app "sync")
+  kBarrier,       // all tasks naming the barrier meet
+  kSuspend,       // wait on a named queue until a resume (a resume with no waiter is lost)
+  kResume,        // wake every task suspended on the named queue
+  kYield,         // sched_yield()
+  kFork,          // start a new instance of a named task
+  kMem,           // write `amount` bytes of memory (CPU work at the machine's bandwidth)
+  kIoRun,         // write `amount` bytes to a device (modelled like kMem)
+  kSpinLock,      // userland spinlock: spin, then yield/sleep/block as configured
+  kSpinUnlock,
+  kAdvance,       // add `amount` to a progress counter
+  kWaitProgress,  // block until a progress counter reaches `amount`
+  kMark,          // count `amount` application events (frames, transactions)
+};
+
+const char* op_name(Op op);
+
+struct Step {
+  Op op = Op::kRun;
+  Time duration_ns = 0;  // run, runtime, sleep; timer period
+  int64_t amount = 0;    // bytes (mem, iorun), counter delta or target, mark count
+  int32_t object = -1;   // index into the workload's table for this kind of object
+  int32_t mutex = -1;    // the mutex of wait and sync
+  bool absolute = false;  // timer mode
+};
+
+// What to do once a spinlock's spinning has failed (WORKLOADS.md §3).
+enum class SpinFallback : uint8_t { kSleep, kBlock };
+
+struct SpinLockConfig {
+  Time spin_ns = 10 * kNsPerUs;  // CPU time spent spinning per attempt
+  int yield_rounds = 0;          // spin-then-sched_yield rounds before the fallback
+  SpinFallback fallback = SpinFallback::kSleep;
+  // kSleep: PostgreSQL s_lock back-off. First sleep sleep_min_ns, each next one grows
+  // by a random factor in [1, 1 + growth_max_percent/100], wrapping to the minimum once
+  // past sleep_max_ns; after max_sleeps sleeps the run stops ("stuck spinlock").
+  Time sleep_min_ns = kNsPerMs;
+  Time sleep_max_ns = kNsPerSec;
+  int growth_max_percent = 100;
+  int max_sleeps = 1000;
+};
+
+struct SchedSettings {
+  SchedPolicy policy = SchedPolicy::kOther;
+  int nice = 0;         // SCHED_OTHER / BATCH / IDLE
+  int rt_priority = 0;  // SCHED_FIFO / RR: 1..99
+  Time dl_runtime_ns = 0, dl_deadline_ns = 0, dl_period_ns = 0;
+};
+
+struct Phase {
+  std::string name;
+  int64_t loop = 1;
+  std::optional<std::vector<int>> cpus;  // overrides the task's affinity for this phase
+  std::optional<SchedSettings> sched;    // overrides the task's policy for this phase
+  std::vector<Step> steps;
+};
+
+struct TaskSpec {
+  std::string name;
+  int instances = 1;  // 0: only started by a fork event
+  int64_t loop = -1;  // -1: forever
+  SchedSettings sched;
+  std::optional<std::vector<int>> cpus;
+  Time delay_ns = 0;
+  std::vector<Phase> phases;
+};
+
+// Named objects are interned per kind; steps refer to them by index.
+struct NameTable {
+  std::vector<std::string> names;
+  int32_t intern(const std::string& name);
+  int32_t find(const std::string& name) const;
+  size_t size() const { return names.size(); }
+};
+
+struct Workload {
+  std::vector<TaskSpec> tasks;
+  NameTable mutexes, condvars, barriers, suspend_queues, counters, marks, timers, spinlocks;
+  std::vector<bool> timer_unique;          // per timer: one per task instance ("unique…" refs)
+  std::vector<int> barrier_users;          // per barrier: task instances that use it
+  std::vector<SpinLockConfig> spin_configs;  // per spinlock
+  int64_t memory_bytes_per_us = 4000;      // used only to turn mem/iorun bytes into work
+};
+
+}  // namespace schedlab

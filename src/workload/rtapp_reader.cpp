@@ -1,0 +1,433 @@
+#include "workload/rtapp_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace schedlab {
+namespace {
+
+// rt-app decides an event's type by the prefix of its key ("run0", "sleep_b").
+// Longer prefixes come first where one is a prefix of another.
+constexpr std::pair<const char*, Op> kEventPrefixes[] = {
+    {"runtime", Op::kRuntime},
+    {"run", Op::kRun},
+    {"sleep", Op::kSleep},
+    {"timer", Op::kTimer},
+    {"unlock", Op::kUnlock},
+    {"lock", Op::kLock},
+    {"wait_progress", Op::kWaitProgress},
+    {"wait", Op::kWait},
+    {"signal", Op::kSignal},
+    {"broad", Op::kBroadcast},
+    {"sync", Op::kSync},
+    {"barrier", Op::kBarrier},
+    {"suspend", Op::kSuspend},
+    {"resume", Op::kResume},
+    {"yield", Op::kYield},
+    {"fork", Op::kFork},
+    {"mem", Op::kMem},
+    {"iorun", Op::kIoRun},
+    {"spin_lock", Op::kSpinLock},
+    {"spin_unlock", Op::kSpinUnlock},
+    {"advance", Op::kAdvance},
+    {"mark", Op::kMark},
+};
+
+std::optional<Op> event_of_key(const std::string& key) {
+  for (const auto& [prefix, op] : kEventPrefixes)
+    if (key.rfind(prefix, 0) == 0) return op;
+  return std::nullopt;
+}
+
+// Global keys rt-app v1.0 reads; the ones that only matter to a real run are accepted
+// and ignored by the simulator. "frag" is the legacy AQuoSA key of the mp3/video examples.
+const std::set<std::string> kGlobalKeys = {
+    "duration", "calibration", "default_policy", "pi_enabled",     "lock_pages",
+    "logdir",   "log_basename", "log_size",      "ftrace",         "gnuplot",
+    "io_device", "mem_buffer_size", "cumulative_slack", "frag"};
+
+constexpr int kDefaultRtPriority = 10;  // rt-app's priority for RT threads that name none
+
+struct ForkRef {
+  size_t task, phase, step;
+  std::string target, key;
+};
+
+class RtAppParser {
+ public:
+  RtAppParser(const JsonReader& r, Workload& w, RtAppGlobal& g) : r_(r), w_(w), g_(g) {}
+
+  void read(const JValue& root) {
+    r_.expect_object(root, "(top level)");
+    if (const JValue* global = root.find("global")) read_global(*global);
+    const JValue* tasks = root.find("tasks");
+    if (!tasks) r_.fail("tasks", "missing: a scenario needs a \"tasks\" object");
+    r_.expect_object(*tasks, "tasks");
+    if (tasks->members.empty()) r_.fail("tasks", "no task defined");
+    for (const auto& [name, spec] : tasks->members) read_task(name, spec);
+    resolve_forks();
+    count_barrier_users();
+  }
+
+ private:
+  void read_global(const JValue& g) {
+    r_.expect_object(g, "global");
+    for (const auto& [k, v] : g.members) {
+      const std::string key = "global." + k;
+      if (!kGlobalKeys.count(k)) r_.fail(key, "unknown key");
+      if (k == "duration") {
+        const int64_t seconds = r_.integer(v, key);
+        if (seconds < -1) r_.fail(key, fmt::format("negative duration {}", seconds));
+        if (seconds > kMaxDurationNs / kNsPerSec)
+          r_.fail(key, fmt::format("duration {} s overflows", seconds));
+        if (seconds > 0) g_.duration_ns = seconds * kNsPerSec;
+      } else if (k == "default_policy") {
+        g_.default_policy = parse_policy(v, key);
+      }
+    }
+  }
+
+  SchedPolicy parse_policy(const JValue& v, const std::string& key) const {
+    const std::string s = r_.string(v, key);
+    if (s == "SCHED_OTHER") return SchedPolicy::kOther;
+    if (s == "SCHED_BATCH") return SchedPolicy::kBatch;
+    if (s == "SCHED_IDLE") return SchedPolicy::kIdle;
+    if (s == "SCHED_FIFO") return SchedPolicy::kFifo;
+    if (s == "SCHED_RR") return SchedPolicy::kRR;
+    if (s == "SCHED_DEADLINE") return SchedPolicy::kDeadline;
+    r_.fail(key, "unknown policy '" + s +
+                     "' (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, "
+                     "SCHED_DEADLINE)");
+  }
+
+  // policy/priority/dl-* may come in any order, so they are collected, then applied.
+  struct SchedKeys {
+    const JValue* policy = nullptr;
+    const JValue* priority = nullptr;
+    const JValue* dl_runtime = nullptr;
+    const JValue* dl_period = nullptr;
+    const JValue* dl_deadline = nullptr;
+    std::string prefix;
+
+    bool take(const std::string& k, const JValue& v) {
+      if (k == "policy") policy = &v;
+      else if (k == "priority") priority = &v;
+      else if (k == "dl-runtime") dl_runtime = &v;
+      else if (k == "dl-period") dl_period = &v;
+      else if (k == "dl-deadline") dl_deadline = &v;
+      else return false;
+      return true;
+    }
+    bool any() const { return policy || priority || dl_runtime || dl_period || dl_deadline; }
+  };
+
+  SchedSettings apply_sched(const SchedKeys& keys, SchedSettings s) const {
+    if (keys.policy) s.policy = parse_policy(*keys.policy, keys.prefix + "policy");
+    const std::string pkey = keys.prefix + "priority";
+    if (is_rt(s.policy)) {
+      s.rt_priority = keys.priority ? static_cast<int>(r_.integer_in(*keys.priority, pkey, 1, 99))
+                                    : (s.rt_priority ? s.rt_priority : kDefaultRtPriority);
+    } else if (keys.priority) {
+      // For SCHED_OTHER/BATCH/IDLE rt-app's "priority" is the nice value.
+      s.nice = static_cast<int>(r_.integer_in(*keys.priority, pkey, -20, 19));
+    }
+    if (keys.dl_runtime) s.dl_runtime_ns = r_.duration(*keys.dl_runtime, keys.prefix + "dl-runtime", kNsPerUs);
+    if (keys.dl_period) s.dl_period_ns = r_.duration(*keys.dl_period, keys.prefix + "dl-period", kNsPerUs);
+    if (keys.dl_deadline)
+      s.dl_deadline_ns = r_.duration(*keys.dl_deadline, keys.prefix + "dl-deadline", kNsPerUs);
+    if (s.policy == SchedPolicy::kDeadline) {
+      if (s.dl_runtime_ns <= 0) r_.fail(keys.prefix + "dl-runtime", "SCHED_DEADLINE needs a positive dl-runtime");
+      if (s.dl_period_ns <= 0) s.dl_period_ns = s.dl_deadline_ns;
+      if (s.dl_deadline_ns <= 0) s.dl_deadline_ns = s.dl_period_ns;
+      if (s.dl_period_ns <= 0) r_.fail(keys.prefix + "dl-period", "SCHED_DEADLINE needs dl-period or dl-deadline");
+      if (!(s.dl_runtime_ns <= s.dl_deadline_ns && s.dl_deadline_ns <= s.dl_period_ns))
+        r_.fail(keys.prefix + "dl-runtime", "needs dl-runtime <= dl-deadline <= dl-period");
+    }
+    return s;
+  }
+
+  void read_task(const std::string& name, const JValue& v) {
+    const std::string key = "tasks." + name;
+    r_.expect_object(v, key);
+    TaskSpec task;
+    task.name = name;
+    task.sched.policy = g_.default_policy;
+    SchedKeys sched;
+    sched.prefix = key + ".";
+    Phase direct;
+    const JValue* phases = nullptr;
+    w_.tasks.emplace_back();  // reserve the index so fork references can point at steps
+    const size_t index = w_.tasks.size() - 1;
+    for (const auto& [k, val] : v.members) {
+      const std::string kk = key + "." + k;
+      if (k == "instance") {
+        task.instances = static_cast<int>(r_.integer_in(val, kk, 0, 100000));
+      } else if (k == "loop") {
+        task.loop = r_.integer_in(val, kk, -1, INT64_MAX);
+      } else if (k == "cpus") {
+        task.cpus = r_.int_list(val, kk);
+      } else if (k == "delay") {
+        task.delay_ns = r_.duration(val, kk, kNsPerUs);
+      } else if (k == "phases") {
+        phases = &val;
+      } else if (sched.take(k, val)) {
+      } else if (auto op = event_of_key(k)) {
+        direct.steps.push_back(read_step(*op, val, kk, index, 0, direct.steps.size()));
+      } else {
+        r_.fail(kk, "unknown key (not a task setting and not an rt-app event)");
+      }
+    }
+    task.sched = apply_sched(sched, task.sched);
+    if (phases) {
+      if (!direct.steps.empty())
+        r_.fail(key + ".phases", "a task has either events or phases, not both");
+      r_.expect_object(*phases, key + ".phases");
+      if (phases->members.empty()) r_.fail(key + ".phases", "no phase defined");
+      for (const auto& [pname, pv] : phases->members)
+        task.phases.push_back(read_phase(pname, pv, key + ".phases." + pname, index,
+                                         task.phases.size(), task.sched));
+    } else {
+      if (direct.steps.empty()) r_.fail(key, "the task has no events");
+      task.phases.push_back(std::move(direct));
+    }
+    w_.tasks[index] = std::move(task);
+  }
+
+  Phase read_phase(const std::string& name, const JValue& v, const std::string& key,
+                   size_t task_index, size_t phase_index, const SchedSettings& task_sched) {
+    r_.expect_object(v, key);
+    Phase phase;
+    phase.name = name;
+    SchedKeys sched;
+    sched.prefix = key + ".";
+    for (const auto& [k, val] : v.members) {
+      const std::string kk = key + "." + k;
+      if (k == "loop") {
+        phase.loop = r_.integer_in(val, kk, 1, INT64_MAX);
+      } else if (k == "cpus") {
+        phase.cpus = r_.int_list(val, kk);
+      } else if (sched.take(k, val)) {
+      } else if (auto op = event_of_key(k)) {
+        phase.steps.push_back(read_step(*op, val, kk, task_index, phase_index, phase.steps.size()));
+      } else {
+        r_.fail(kk, "unknown key (not a phase setting and not an rt-app event)");
+      }
+    }
+    if (sched.any()) phase.sched = apply_sched(sched, task_sched);
+    if (phase.steps.empty()) r_.fail(key, "the phase has no events");
+    return phase;
+  }
+
+  Step read_step(Op op, const JValue& v, const std::string& key, size_t task, size_t phase,
+                 size_t index) {
+    Step s;
+    s.op = op;
+    switch (op) {
+      case Op::kRun:
+      case Op::kRuntime:
+      case Op::kSleep:
+        s.duration_ns = r_.duration(v, key, kNsPerUs);
+        break;
+      case Op::kMem:
+      case Op::kIoRun:
+        s.amount = r_.integer_in(v, key, 0, kMaxDurationNs);
+        break;
+      case Op::kTimer: {
+        r_.expect_object(v, key);
+        const JValue* ref = v.find("ref");
+        const JValue* period = v.find("period");
+        if (!ref) r_.fail(key + ".ref", "missing");
+        if (!period) r_.fail(key + ".period", "missing");
+        for (const auto& [k, _] : v.members)
+          if (k != "ref" && k != "period" && k != "mode") r_.fail(key + "." + k, "unknown key");
+        const std::string name = r_.string(*ref, key + ".ref");
+        s.duration_ns = r_.duration(*period, key + ".period", kNsPerUs);
+        if (const JValue* mode = v.find("mode")) {
+          const std::string m = r_.string(*mode, key + ".mode");
+          if (m != "relative" && m != "absolute")
+            r_.fail(key + ".mode", "expected \"relative\" or \"absolute\", found \"" + m + "\"");
+          s.absolute = m == "absolute";
+        }
+        s.object = w_.timers.intern(name);
+        w_.timer_unique.resize(w_.timers.size());
+        w_.timer_unique[s.object] = name.rfind("unique", 0) == 0;
+        break;
+      }
+      case Op::kLock:
+      case Op::kUnlock:
+        s.object = w_.mutexes.intern(r_.string(v, key));
+        break;
+      case Op::kWait:
+      case Op::kSync: {
+        r_.expect_object(v, key);
+        const JValue* ref = v.find("ref");
+        const JValue* mutex = v.find("mutex");
+        if (!ref) r_.fail(key + ".ref", "missing");
+        if (!mutex) r_.fail(key + ".mutex", "missing");
+        s.object = w_.condvars.intern(r_.string(*ref, key + ".ref"));
+        s.mutex = w_.mutexes.intern(r_.string(*mutex, key + ".mutex"));
+        break;
+      }
+      case Op::kSignal:
+      case Op::kBroadcast:
+        s.object = w_.condvars.intern(r_.string(v, key));
+        break;
+      case Op::kBarrier:
+        s.object = w_.barriers.intern(r_.string(v, key));
+        break;
+      case Op::kSuspend:
+      case Op::kResume:
+        s.object = w_.suspend_queues.intern(r_.string(v, key));
+        break;
+      case Op::kYield:
+        break;
+      case Op::kFork:
+        forks_.push_back({task, phase, index, r_.string(v, key), key});
+        break;
+      case Op::kSpinLock:
+        read_spin_lock(v, key, s);
+        break;
+      case Op::kSpinUnlock:
+        s.object = w_.spinlocks.intern(r_.string(v, key));
+        break;
+      case Op::kAdvance:
+      case Op::kMark:
+        read_named_count(v, key, op == Op::kAdvance ? w_.counters : w_.marks,
+                         op == Op::kAdvance ? "by" : "count", s);
+        break;
+      case Op::kWaitProgress: {
+        r_.expect_object(v, key);
+        const JValue* ref = v.find("ref");
+        const JValue* value = v.find("value");
+        if (!ref) r_.fail(key + ".ref", "missing");
+        if (!value) r_.fail(key + ".value", "missing");
+        s.object = w_.counters.intern(r_.string(*ref, key + ".ref"));
+        s.amount = r_.integer_in(*value, key + ".value", 0, INT64_MAX);
+        break;
+      }
+    }
+    return s;
+  }
+
+  void read_named_count(const JValue& v, const std::string& key, NameTable& table,
+                        const char* count_key, Step& s) {
+    s.amount = 1;
+    if (v.is_string()) {
+      s.object = table.intern(v.string);
+      return;
+    }
+    r_.expect_object(v, key);
+    const JValue* ref = v.find("ref");
+    if (!ref) r_.fail(key + ".ref", "missing");
+    for (const auto& [k, val] : v.members) {
+      if (k == "ref") continue;
+      if (k != count_key) r_.fail(key + "." + k, "unknown key");
+      s.amount = r_.integer_in(val, key + "." + k, 0, INT64_MAX / 4);
+    }
+    s.object = table.intern(r_.string(*ref, key + ".ref"));
+  }
+
+  void read_spin_lock(const JValue& v, const std::string& key, Step& s) {
+    SpinLockConfig c;
+    std::string name;
+    if (v.is_string()) {
+      name = v.string;
+    } else {
+      r_.expect_object(v, key);
+      for (const auto& [k, val] : v.members) {
+        const std::string kk = key + "." + k;
+        if (k == "ref") name = r_.string(val, kk);
+        else if (k == "spin_ns") c.spin_ns = r_.duration(val, kk, 1);
+        else if (k == "yield_rounds") c.yield_rounds = static_cast<int>(r_.integer_in(val, kk, 0, 1000000));
+        else if (k == "fallback") {
+          const std::string f = r_.string(val, kk);
+          if (f != "sleep" && f != "block") r_.fail(kk, "expected \"sleep\" or \"block\"");
+          c.fallback = f == "sleep" ? SpinFallback::kSleep : SpinFallback::kBlock;
+        } else if (k == "sleep_min_ns") c.sleep_min_ns = r_.duration(val, kk, 1);
+        else if (k == "sleep_max_ns") c.sleep_max_ns = r_.duration(val, kk, 1);
+        else if (k == "growth_max_percent") c.growth_max_percent = static_cast<int>(r_.integer_in(val, kk, 0, 1000));
+        else if (k == "max_sleeps") c.max_sleeps = static_cast<int>(r_.integer_in(val, kk, 1, 1000000000));
+        else r_.fail(kk, "unknown key");
+      }
+      if (name.empty()) r_.fail(key + ".ref", "missing");
+      if (c.fallback == SpinFallback::kSleep && c.sleep_min_ns <= 0)
+        r_.fail(key + ".sleep_min_ns", "must be positive");
+    }
+    s.object = w_.spinlocks.intern(name);
+    w_.spin_configs.push_back(c);
+    s.amount = static_cast<int64_t>(w_.spin_configs.size() - 1);
+  }
+
+  void resolve_forks() {
+    for (const ForkRef& f : forks_) {
+      bool found = false;
+      for (size_t i = 0; i < w_.tasks.size(); ++i) {
+        if (w_.tasks[i].name == f.target) {
+          w_.tasks[f.task].phases[f.phase].steps[f.step].object = static_cast<int32_t>(i);
+          found = true;
+        }
+      }
+      if (!found) r_.fail(f.key, "fork of an undefined task '" + f.target + "'");
+    }
+  }
+
+  // rt-app counts a barrier's users from the references in the file: each task
+  // instance that names the barrier is one user.
+  void count_barrier_users() {
+    w_.barrier_users.assign(w_.barriers.size(), 0);
+    for (const TaskSpec& t : w_.tasks) {
+      std::set<int32_t> used;
+      for (const Phase& p : t.phases)
+        for (const Step& s : p.steps)
+          if (s.op == Op::kBarrier) used.insert(s.object);
+      for (int32_t b : used) w_.barrier_users[b] += t.instances;
+    }
+  }
+
+  const JsonReader& r_;
+  Workload& w_;
+  RtAppGlobal& g_;
+  std::vector<ForkRef> forks_;
+};
+
+}  // namespace
+
+void read_rtapp(const JValue& root, const JsonReader& reader, Workload& out, RtAppGlobal& global) {
+  RtAppParser(reader, out, global).read(root);
+}
+
+void validate_workload(const Workload& w, const JsonReader& r) {
+  std::vector<bool> mutex_locked(w.mutexes.size()), counter_advanced(w.counters.size()),
+      spin_locked(w.spinlocks.size());
+  for (const TaskSpec& t : w.tasks)
+    for (const Phase& p : t.phases)
+      for (const Step& s : p.steps) {
+        if (s.op == Op::kLock) mutex_locked[s.object] = true;
+        if (s.op == Op::kAdvance) counter_advanced[s.object] = true;
+        if (s.op == Op::kSpinLock) spin_locked[s.object] = true;
+      }
+  for (const TaskSpec& t : w.tasks)
+    for (const Phase& p : t.phases)
+      for (const Step& s : p.steps) {
+        const std::string where = "tasks." + t.name;
+        if ((s.op == Op::kUnlock || s.op == Op::kWait || s.op == Op::kSync)) {
+          const int32_t m = s.op == Op::kUnlock ? s.object : s.mutex;
+          if (!mutex_locked[m])
+            r.fail(where, fmt::format("{} names mutex '{}', which no task ever locks",
+                                      op_name(s.op), w.mutexes.names[m]));
+        }
+        if (s.op == Op::kWaitProgress && !counter_advanced[s.object])
+          r.fail(where, fmt::format("wait_progress on counter '{}', which no task advances",
+                                    w.counters.names[s.object]));
+        if (s.op == Op::kSpinUnlock && !spin_locked[s.object])
+          r.fail(where, fmt::format("spin_unlock of '{}', which no task ever locks",
+                                    w.spinlocks.names[s.object]));
+      }
+  bool any_started = false;
+  for (const TaskSpec& t : w.tasks) any_started |= t.instances > 0;
+  if (!any_started) r.fail("tasks", "every task has \"instance\": 0, so nothing would start");
+}
+
+}  // namespace schedlab

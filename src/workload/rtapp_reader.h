@@ -1,0 +1,24 @@
+// Reads rt-app's JSON (the "tasks" and "global" sections, v1.0 plus upstream's fork)
+// into workload programs, keeping events in file order, duplicate keys included.
+#pragma once
+
+#include <optional>
+
+#include "json/jread.h"
+#include "workload/program.h"
+
+namespace schedlab {
+
+struct RtAppGlobal {
+  std::optional<Time> duration_ns;  // absent: run until every task has exited
+  SchedPolicy default_policy = SchedPolicy::kOther;
+};
+
+// `root` is the whole file; its "tasks" and "global" members are read.
+void read_rtapp(const JValue& root, const JsonReader& reader, Workload& out, RtAppGlobal& global);
+
+// Checks that a workload is complete in itself: fork targets exist, mutexes that are
+// unlocked or waited with are locked somewhere, counters waited on are advanced.
+void validate_workload(const Workload& w, const JsonReader& reader);
+
+}  // namespace schedlab
