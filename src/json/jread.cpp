@@ -24,6 +24,8 @@ std::string JsonReader::string(const JValue& v, const std::string& key) const {
 int64_t JsonReader::integer(const JValue& v, const std::string& key) const {
   if (v.too_large) fail(key, "number overflows a 64-bit integer");
   if (v.kind == JValue::Kind::kInt) return v.integer;
+  if (v.kind == JValue::Kind::kFloat && std::fabs(v.real) >= 9.0e18)
+    fail(key, "number overflows a 64-bit integer");
   if (v.kind == JValue::Kind::kFloat && std::nearbyint(v.real) == v.real &&
       std::fabs(v.real) < 9.0e18)
     return static_cast<int64_t>(v.real);

@@ -99,6 +99,8 @@ class SchedClass {
   virtual void balance(CpuId) {}
   // The CPU found nothing to run (new-idle balancing); may migrate tasks to it.
   virtual void idle_balance(CpuId) {}
+  // After a context switch on cpu (the kernel's balance callbacks, e.g. RT push).
+  virtual void post_schedule(CpuId) {}
   // Every tick of a busy CPU (periodic load balancing).
   virtual void tick_balance(CpuId) {}
   virtual void task_dead(Task&) {}

@@ -262,6 +262,8 @@ void Engine::schedule(CpuId cpu) {
     }
   }
   switch_to(cpu, prev, pick(cpu));
+  if (!normal_->handles_rt()) rt_.post_schedule(cpu);
+  normal_->post_schedule(cpu);
 }
 
 Task* Engine::pick(CpuId cpu) {

@@ -108,6 +108,28 @@ Task* RtClass::pick_next(CpuId cpu) {
   return t;
 }
 
+// The balance callback after schedule() (push_rt_tasks): queued RT tasks that would
+// run at once on another CPU go there.
+void RtClass::post_schedule(CpuId cpu) {
+  RunQueue& rq = rqs_[cpu];
+  while (rq.nr_queued > 0) {
+    Task* candidate = rq.level[rq.highest()].front();
+    if (candidate->nr_cpus_allowed < 2) return;
+    CpuId target = kNoCpu;
+    int target_prio = prio(*candidate);
+    for (CpuId c = 0; c < ctx_->cpus(); ++c) {
+      if (c == cpu || !candidate->allowed_on(c)) continue;
+      const int cp = cpu_prio(c);
+      if (cp > target_prio) {
+        target = c;
+        target_prio = cp;
+      }
+    }
+    if (target == kNoCpu) return;
+    ctx_->migrate_queued(*candidate, target);
+  }
+}
+
 void RtClass::put_prev(CpuId cpu, Task& prev) {
   // A preempted RT task keeps its place at the head of its list; one that used up its
   // RR slice or yielded goes to the tail.

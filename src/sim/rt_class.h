@@ -28,6 +28,7 @@ class RtClass final : public SchedClass {
   void task_tick(CpuId cpu, Task& curr) override;
   void yield(CpuId cpu) override;
   void balance(CpuId cpu) override;
+  void post_schedule(CpuId cpu) override;
 
  private:
   static constexpr int kLevels = 100;
@@ -46,6 +47,7 @@ class RtClass final : public SchedClass {
 
   int cpu_prio(CpuId cpu) const;
   CpuId find_lowest_cpu(const Task& t, CpuId prefer) const;
+
   void push(RunQueue& rq, Task& t, bool at_head);
   void remove(RunQueue& rq, Task& t);
 

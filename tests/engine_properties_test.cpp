@@ -1,0 +1,162 @@
+// Properties on large random workloads (invariants hold, results are deterministic)
+// and runs of rt-app's own shipped examples.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "harness.h"
+#include "report/events_csv.h"
+#include "report/json_report.h"
+#include "util/error.h"
+#include "util/rng.h"
+
+namespace schedlab::test {
+namespace {
+
+// A random scenario mixing every kind of step that cannot deadlock by construction.
+std::string random_scenario(uint64_t seed) {
+  Rng rng(seed);
+  const int cpus = 1 + static_cast<int>(rng.below(8));
+  const int tasks = 2 + static_cast<int>(rng.below(14));
+  std::string json = fmt::format(R"({{"machine": {{"cpus": {}, "hz": {}, "context_switch_ns": {},
+      "migration_cost_ns": {}, "topology": {{"llc": [[0]]}}}}, "global": {{"duration": 1}}, "tasks": {{)",
+                                 cpus, rng.below(2) ? 1000 : 250, rng.below(3000), rng.below(50000));
+  auto us = [&](uint64_t max) { return 1 + rng.below(max); };
+  for (int i = 0; i < tasks; ++i) {
+    std::string steps;
+    const int nsteps = 2 + static_cast<int>(rng.below(6));
+    for (int k = 0; k < nsteps; ++k) {
+      switch (rng.below(9)) {
+        case 0: steps += fmt::format(R"("run{}": {},)", k, us(5000)); break;
+        case 1: steps += fmt::format(R"("sleep{}": {},)", k, us(8000)); break;
+        case 2: steps += fmt::format(R"("timer{}": {{"ref": "unique{}", "period": {}}},)", k, i, us(10000)); break;
+        case 3: steps += fmt::format(R"("lock{0}": "m{1}", "run_l{0}": {2}, "unlock{0}": "m{1}",)", k, rng.below(3), us(500)); break;
+        case 4: steps += fmt::format(R"("yield{}": 0,)", k); break;
+        case 5: steps += fmt::format(R"("runtime{}": {},)", k, us(3000)); break;
+        case 6: steps += fmt::format(R"("mark{}": "m",)", k); break;
+        case 7: steps += fmt::format(R"("spin_lock{0}": {{"ref": "s", "spin_ns": {1}, "yield_rounds": 1}}, "run_s{0}": {2}, "spin_unlock{0}": "s",)", k, us(200000), us(300)); break;
+        case 8: steps += fmt::format(R"("fork{}": "child",)", k); break;
+      }
+    }
+    steps += R"("run_end": 100)";
+    std::string attrs;
+    if (rng.below(4) == 0) attrs += fmt::format(R"("cpus": [{}],)", rng.below(cpus));
+    const uint64_t kind = rng.below(6);
+    if (kind == 0) attrs += fmt::format(R"("policy": "SCHED_FIFO", "priority": {},)", 1 + rng.below(99));
+    if (kind == 1) attrs += fmt::format(R"("policy": "SCHED_RR", "priority": {},)", 1 + rng.below(99));
+    if (kind == 2) attrs += fmt::format(R"("priority": {},)", static_cast<int>(rng.below(40)) - 20);
+    const bool phased = rng.below(3) == 0;
+    if (phased)
+      json += fmt::format(R"("t{}": {{{} "phases": {{"a": {{"loop": 2, {}}}, "b": {{"cpus": [{}], "run": 300}}}}}},)",
+                          i, attrs, steps, rng.below(cpus));
+    else
+      json += fmt::format(R"("t{}": {{{} "loop": -1, {}}},)", i, attrs, steps);
+  }
+  json += R"("child": {"instance": 0, "loop": 1, "run": 700}}})";
+  return json;
+}
+
+class RandomWorkload : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(RandomWorkload, KeepsEveryInvariant) {
+  const std::string json = random_scenario(GetParam());
+  ScenarioOverrides o;
+  o.duration_s = 0.3;
+  RunOutput r;
+  ASSERT_NO_THROW(r = run_text(json, o)) << json;
+  // Rebuilt from the event stream alone: no task on two CPUs at once.
+  std::vector<TaskId> curr(static_cast<size_t>(r.metrics.cpus), kNoTask);
+  std::map<TaskId, CpuId> running_on;
+  for (const SchedEvent& e : r.events) {
+    if (e.type != EventType::kSwitch) continue;
+    ASSERT_EQ(curr[e.cpu], e.task) << "switch-out of a task the CPU was not running";
+    if (e.task != kNoTask) running_on.erase(e.task);
+    if (e.other != kNoTask) {
+      ASSERT_EQ(running_on.count(e.other), 0u) << r.names[e.other] << " on two CPUs";
+      running_on[e.other] = e.cpu;
+    }
+    curr[e.cpu] = e.other;
+  }
+  // The analyzer's view: each CPU is busy or idle for the whole run.
+  for (const CpuMetrics& c : r.metrics.per_cpu) {
+    EXPECT_EQ(c.busy_ns + c.idle_ns, r.metrics.duration_ns);
+    EXPECT_LE(c.idle_while_runnable_ns, c.idle_ns);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomWorkload, ::testing::Range<uint64_t>(1, 41));
+
+std::pair<std::string, std::string> json_and_csv(const std::string& scenario, uint64_t seed) {
+  ScenarioOverrides o;
+  o.seed = seed;
+  const Scenario s = scenario_from_text(scenario, "det.json", o);
+  Analyzer analyzer;
+  std::ostringstream csv;
+  EventsCsvWriter writer(csv);
+  SinkList sinks;
+  sinks.add(&analyzer);
+  sinks.add(&writer);
+  simulate(s, sinks, SimulationOptions{});
+  return {metrics_json(analyzer.metrics()), csv.str()};
+}
+
+TEST(Determinism, SameScenarioAndSeedGiveIdenticalOutput) {
+  // Spinlock sleeps draw from the random source, so the seed matters here.
+  const std::string scenario = R"({"machine": {"cpus": 3}, "global": {"duration": 1}, "tasks": {
+      "w": {"instance": 6, "loop": -1, "run": 300, "spin_lock": {"ref": "L", "spin_ns": 2000},
+            "run2": 500, "spin_unlock": "L", "sleep": 700}}})";
+  const auto a = json_and_csv(scenario, 7), b = json_and_csv(scenario, 7);
+  EXPECT_EQ(a.first, b.first);
+  EXPECT_EQ(a.second, b.second);
+  EXPECT_GT(a.second.size(), 10000u);
+  const auto c = json_and_csv(scenario, 8);
+  EXPECT_NE(a.second, c.second) << "the seed should change the spinlock back-off";
+}
+
+TEST(RtAppExamples, EveryTutorialExampleRuns) {
+  const std::filesystem::path dir = std::filesystem::path(RTAPP_EXAMPLES_DIR) / "tutorial";
+  ASSERT_TRUE(std::filesystem::exists(dir)) << "install Debian's rt-app package (make deps does)";
+  int ran = 0;
+  for (int i = 1; i <= 8; ++i) {
+    const std::string file = (dir / fmt::format("example{}.json", i)).string();
+    ScenarioOverrides o;
+    o.cpus = 4;  // example8 pins to CPU 2; the host may have fewer
+    o.duration_s = 0.5;
+    const Scenario s = load_scenario(file, o);
+    Analyzer analyzer;
+    SimulationOptions options;
+    options.check_invariants = true;
+    EXPECT_NO_THROW(simulate(s, analyzer, options)) << file;
+    EXPECT_GT(analyzer.metrics().context_switches, 0u) << file;
+    ++ran;
+  }
+  EXPECT_EQ(ran, 8);
+}
+
+TEST(RtAppExamples, OtherShippedExamplesRunOrSayWhatIsUnsupported) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(RTAPP_EXAMPLES_DIR)) {
+    if (entry.path().extension() != ".json") continue;
+    const std::string file = entry.path().string();
+    ScenarioOverrides o;
+    o.cpus = 4;
+    o.duration_s = 0.2;
+    try {
+      const Scenario s = load_scenario(file, o);
+      Analyzer analyzer;
+      SimulationOptions options;
+      options.check_invariants = true;
+      simulate(s, analyzer, options);
+    } catch (const InputError& e) {
+      // Only a clear message naming the file is acceptable.
+      EXPECT_EQ(std::string(e.what()).rfind(file, 0), 0u) << e.what();
+    } catch (const WorkloadError& e) {
+      EXPECT_FALSE(std::string(e.what()).empty());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace schedlab::test

@@ -1,0 +1,41 @@
+#include "harness.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace schedlab::test {
+
+std::vector<std::string> RunOutput::switch_ins() const {
+  std::vector<std::string> out;
+  for (const SchedEvent& e : events)
+    if (e.type == EventType::kSwitch)
+      out.push_back(fmt::format("{:g} {} {}", static_cast<double>(e.time) / 1e6, e.cpu,
+                                e.other == kNoTask ? std::string("idle") : names[e.other]));
+  return out;
+}
+
+const TaskMetrics& RunOutput::task(const std::string& name) const {
+  for (const TaskMetrics& t : metrics.tasks)
+    if (t.name == name) return t;
+  throw std::out_of_range("no task " + name);
+}
+
+RunOutput run_text(const std::string& json, const ScenarioOverrides& o) {
+  const Scenario s = scenario_from_text(json, "test.json", o);
+  Analyzer analyzer;
+  Recorder recorder;
+  SinkList sinks;
+  sinks.add(&analyzer);
+  sinks.add(&recorder);
+  SimulationOptions options;
+  options.check_invariants = true;
+  RunOutput out;
+  out.result = simulate(s, sinks, options);
+  out.metrics = analyzer.metrics();
+  out.events = std::move(recorder.events);
+  out.names = std::move(recorder.names);
+  return out;
+}
+
+}  // namespace schedlab::test
