@@ -47,7 +47,7 @@ void PerfettoTraceWriter::task_created(const TaskInfo& t) {
 
 void PerfettoTraceWriter::slice(int pid, int tid, const std::string& name, Time start, Time end,
                                 const std::string& args) {
-  if (end <= start) return;
+  if (start < 0 || end <= start) return;  // start < 0: no open slice
   write(fmt::format(R"J({{"name":{},"ph":"X","pid":{},"tid":{},"ts":{},"dur":{}{}}})J", json_string(name),
                     pid, tid, micros(start), micros(end - start),
                     args.empty() ? "" : ",\"args\":" + args));

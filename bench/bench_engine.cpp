@@ -1,0 +1,58 @@
+// Simulated context switches per wall-clock second (make bench).
+//  (a) 1 CPU, 2 hogs under rr with a 1 ms slice (one switch per tick);
+//  (b) 64 CPUs, 1000 tasks: 500 hogs and 500 tasks that run 200 us and sleep 1 ms.
+#include <benchmark/benchmark.h>
+
+#include <fmt/format.h>
+
+#include "scenario/scenario.h"
+#include "sim/simulate.h"
+
+namespace schedlab {
+namespace {
+
+class CountingSink final : public EventSink {
+ public:
+  void event(const SchedEvent& e) override { switches += e.type == EventType::kSwitch; }
+  uint64_t switches = 0;
+};
+
+void run_scenario(benchmark::State& state, const std::string& json, const std::string& policy,
+                  std::vector<std::pair<std::string, std::string>> params) {
+  ScenarioOverrides o;
+  o.policy = policy;
+  o.params = std::move(params);
+  const Scenario s = scenario_from_text(json, "bench", o);
+  uint64_t switches = 0;
+  for (auto _ : state) {
+    CountingSink sink;
+    simulate(s, sink, SimulationOptions{});
+    switches += sink.switches;
+  }
+  state.counters["switches_per_s"] = benchmark::Counter(static_cast<double>(switches), benchmark::Counter::kIsRate);
+  state.counters["switches_per_run"] = static_cast<double>(switches) / static_cast<double>(state.iterations());
+}
+
+std::string two_hogs() {
+  return R"({"machine": {"cpus": 1}, "global": {"duration": 100}, "tasks": {
+      "a": {"loop": -1, "run": 100000}, "b": {"loop": -1, "run": 100000}}})";
+}
+
+std::string big_machine() {
+  return R"({"machine": {"cpus": 64}, "global": {"duration": 1}, "tasks": {
+      "hog": {"instance": 500, "loop": -1, "run": 100000},
+      "sleeper": {"instance": 500, "loop": -1, "run": 200, "sleep": 1000}}})";
+}
+
+void BM_OneCpuTwoHogs(benchmark::State& state) {
+  run_scenario(state, two_hogs(), "rr", {{"slice_ns", "1000000"}});
+}
+void BM_64Cpus1000Tasks(benchmark::State& state) { run_scenario(state, big_machine(), "rr", {}); }
+
+BENCHMARK(BM_OneCpuTwoHogs)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000Tasks)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace schedlab
+
+BENCHMARK_MAIN();
