@@ -75,6 +75,36 @@ TEST(Schedules, PhaseAffinityMovesTheTask) {
   EXPECT_EQ(r.task("t").migrations, 2u);
 }
 
+TEST(Schedules, ContextSwitchTimeDelaysTheTaskAndCountsAsItsCpuTime) {
+  // 1 ms per switch: A 0-3 (1 + 2), B 3-6. The analyzer sees the switch time inside the
+  // task's run interval, as a recorded trace would.
+  const RunOutput r = run_text(R"({"machine": {"cpus": 1, "context_switch_ns": 1000000}, "tasks": {
+      "A": {"loop": 1, "run": 2000}, "B": {"loop": 1, "run": 2000}}})");
+  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 A", "3 0 B", "6 0 idle"}));
+  EXPECT_EQ(r.task("A").cpu_time_ns, 3'000'000);
+  EXPECT_EQ(r.task("B").wait_time_ns, 3'000'000);
+}
+
+TEST(Schedules, MigrationPaysACacheRefill) {
+  // The phase change moves t from CPU 0 to CPU 1 with no time away: the full refill
+  // (500 us across caches, 100 us within one) is added to its second burst.
+  const std::string phases = R"("tasks": {"t": {"loop": 1, "phases": {
+      "p1": {"cpus": [0], "run": 1500}, "p2": {"cpus": [1], "run": 1500}}}}})";
+  const RunOutput apart = run_text(R"({"machine": {"cpus": 2, "migration_cost_ns": 500000,
+      "topology": {"llc": [[0], [1]]}}, )" + phases);
+  EXPECT_EQ(apart.switch_ins(), (Lines{"0 0 t", "1.5 0 idle", "1.5 1 t", "3.5 1 idle"}));
+  const RunOutput shared = run_text(R"({"machine": {"cpus": 2, "migration_cost_ns": 500000,
+      "shared_cache_migration_cost_ns": 100000}, )" + phases);
+  EXPECT_EQ(shared.switch_ins(), (Lines{"0 0 t", "1.5 0 idle", "1.5 1 t", "3.1 1 idle"}));
+}
+
+TEST(Schedules, RunIsStretchedByLowCapacityButRuntimeIsNot) {
+  // Capacity 512 = half speed: run 1000 us takes 2 ms; runtime 1000 us takes 1 ms.
+  const RunOutput r = run_text(R"({"machine": {"cpus": 1, "capacity": 512}, "tasks": {
+      "t": {"loop": 1, "run": 1000, "runtime": 1000}}})");
+  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 t", "3 0 idle"}));
+}
+
 TEST(Schedules, SleepRestartsFromTheEndOfTheRun) {
   const RunOutput r = run_text("{" + machine(1) + R"("tasks": {"t": {"loop": 3, "run": 2000, "sleep": 8000}}})");
   EXPECT_EQ(r.switch_ins(), (Lines{"0 0 t", "2 0 idle", "10 0 t", "12 0 idle", "20 0 t", "22 0 idle",

@@ -21,9 +21,15 @@ int64_t LatencyStats::bucket_floor(size_t b) {
   return static_cast<int64_t>(mantissa << shift);
 }
 
+void LatencyStats::count_in_bucket(int64_t v) {
+  const size_t b = bucket_of(static_cast<uint64_t>(v));
+  if (b >= buckets_.size()) buckets_.resize(b + 1, 0);
+  ++buckets_[b];
+}
+
 void LatencyStats::spill() {
-  buckets_.assign(bucket_of(UINT64_MAX >> 1) + 1, 0);
-  for (int64_t v : exact_) ++buckets_[bucket_of(static_cast<uint64_t>(v))];
+  spilled_ = true;
+  for (int64_t v : exact_) count_in_bucket(v);
   exact_.clear();
   exact_.shrink_to_fit();
 }
@@ -32,18 +38,18 @@ void LatencyStats::add(int64_t v) {
   if (v < 0) v = 0;
   ++count_;
   max_ = std::max(max_, v);
-  if (buckets_.empty()) {
+  if (spilled_) {
+    count_in_bucket(v);
+  } else {
     exact_.push_back(v);
     if (exact_.size() > kExactLimit) spill();
-  } else {
-    ++buckets_[bucket_of(static_cast<uint64_t>(v))];
   }
 }
 
 int64_t LatencyStats::percentile(double p) const {
   if (count_ == 0) return 0;
   const uint64_t rank = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(p * static_cast<double>(count_))));
-  if (buckets_.empty()) {
+  if (!spilled_) {
     std::vector<int64_t> sorted = exact_;
     std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(rank - 1), sorted.end());
     return sorted[rank - 1];

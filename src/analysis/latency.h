@@ -24,11 +24,13 @@ class LatencyStats {
   static size_t bucket_of(uint64_t v);
   static int64_t bucket_floor(size_t b);
   void spill();
+  void count_in_bucket(int64_t v);
 
   uint64_t count_ = 0;
   int64_t max_ = 0;
   std::vector<int64_t> exact_;
-  std::vector<uint64_t> buckets_;  // empty while exact
+  bool spilled_ = false;
+  std::vector<uint64_t> buckets_;  // grows only up to the bucket of the largest sample
 };
 
 }  // namespace schedlab

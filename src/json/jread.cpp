@@ -16,6 +16,14 @@ void JsonReader::expect_object(const JValue& v, const std::string& key) const {
   if (!v.is_object()) fail(key, "expected an object, found " + v.type_name());
 }
 
+const JValue& JsonReader::required(const JValue& v, const std::string& key,
+                                   const std::string& name) const {
+  expect_object(v, key);
+  const JValue* member = v.find(name);
+  if (!member) fail(key + "." + name, "missing");
+  return *member;
+}
+
 std::string JsonReader::string(const JValue& v, const std::string& key) const {
   if (!v.is_string()) fail(key, "expected a string, found " + v.type_name());
   return v.string;

@@ -17,6 +17,8 @@ class JsonReader {
   [[noreturn]] void fail(const std::string& key, const std::string& reason) const;
 
   void expect_object(const JValue& v, const std::string& key) const;
+  // The member `name` of object `v` (whose key is `key`), or an error that it is missing.
+  const JValue& required(const JValue& v, const std::string& key, const std::string& name) const;
   std::string string(const JValue& v, const std::string& key) const;
   int64_t integer(const JValue& v, const std::string& key) const;
   int64_t integer_in(const JValue& v, const std::string& key, int64_t lo, int64_t hi) const;

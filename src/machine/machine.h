@@ -21,8 +21,10 @@ struct Machine {
   // cost * cache_decay_ns / (cache_decay_ns + time_away). Charged to the moved task.
   Time migration_cost_ns = 0;
   Time shared_cache_migration_cost_ns = 0;
+  // Judgement, not measured: a few ms of other work evict a 2009-era L2.
   Time cache_decay_ns = 10 * kNsPerMs;
-  // rt-app's mem and iorun events write this many bytes per µs of work.
+  // rt-app's mem and iorun events write this many bytes per µs of work (4 GB/s, an
+  // assumed memset bandwidth; machine files should set their own).
   int64_t memory_bytes_per_us = 4000;
   std::vector<int> capacity;  // per CPU; 1024 = the reference CPU
   std::vector<int> core_of, llc_of, package_of;  // topology ids per CPU

@@ -88,7 +88,6 @@ Scenario build(JValue root, const std::string& file, const std::string& base_dir
   if (o.cpus && *o.cpus != s.machine.cpus) resize_machine(s.machine, *o.cpus);
   RtAppGlobal global;
   read_rtapp(root, r, s.workload, global);
-  s.workload.memory_bytes_per_us = s.machine.memory_bytes_per_us;
   validate_workload(s.workload, r);
   for (const TaskSpec& t : s.workload.tasks) {
     check_cpus(t.cpus, s.machine.cpus, r, "tasks." + t.name + ".cpus");

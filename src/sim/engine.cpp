@@ -110,26 +110,35 @@ void Engine::start_static_tasks() {
   }
 }
 
-static CpuMask mask_of(const std::optional<std::vector<int>>& cpus, int ncpus) {
-  if (!cpus) return all_cpus(ncpus);
-  CpuMask m;
-  for (int c : *cpus) m.set(static_cast<size_t>(c));
-  return m;
+std::pair<CpuMask, SchedSettings> Engine::phase_attributes(const TaskSpec& spec,
+                                                           const Phase& p) const {
+  const auto& cpus = p.cpus ? p.cpus : spec.cpus;
+  CpuMask mask = all_cpus(machine_ref_.cpus);
+  if (cpus) {
+    mask.reset();
+    for (int c : *cpus) mask.set(static_cast<size_t>(c));
+  }
+  return {mask, p.sched.value_or(spec.sched)};
+}
+
+CpuId Engine::checked_cpu(const Task& t, CpuId cpu) const {
+  if (cpu < 0 || cpu >= machine_ref_.cpus || !t.allowed_on(cpu))
+    violation(fmt::format("select_cpu placed {} on CPU {} outside its affinity", t.name, cpu));
+  return cpu;
 }
 
 Task& Engine::create_task(int spec_index, const std::string& name, Task* parent) {
   const TaskSpec& spec = workload_.tasks[spec_index];
-  const Phase& first = spec.phases.front();
+  const auto [allowed, s] = phase_attributes(spec, spec.phases.front());
   Task& t = tasks_.emplace_back();
   Exec& x = execs_.emplace_back();
   t.id = static_cast<TaskId>(tasks_.size() - 1);
   t.name = name;
   t.parent = parent ? parent->id : kNoTask;
-  const SchedSettings s = first.sched.value_or(spec.sched);
   t.policy = s.policy;
   t.nice = s.nice;
   t.rt_priority = s.rt_priority;
-  t.allowed = mask_of(first.cpus ? first.cpus : spec.cpus, machine_ref_.cpus);
+  t.allowed = allowed;
   t.nr_cpus_allowed = static_cast<int>(t.allowed.count());
   t.runnable = true;
   x.spec = &spec;
@@ -147,9 +156,7 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   if (!t.allowed_on(origin)) origin = static_cast<CpuId>(t.allowed._Find_first());
   t.cpu = origin;  // sched_fork: the child starts where the parent runs
   const WakeInfo how{WakeKind::kFork, origin, false};
-  const CpuId cpu = cls.select_cpu(t, origin, how);
-  if (cpu < 0 || cpu >= machine_ref_.cpus || !t.allowed_on(cpu))
-    violation(fmt::format("select_cpu placed new task {} on CPU {} outside its affinity", t.name, cpu));
+  const CpuId cpu = checked_cpu(t, cls.select_cpu(t, origin, how));
   t.cpu = cpu;
   emit({now_, EventType::kWakeupNew, 0, cpu, t.id, t.parent, 0, 0});
   cls.enqueue(cpu, t, EnqueueKind::kNew);
@@ -167,9 +174,7 @@ void Engine::wake(Task& t, const WakeInfo& how, TaskId waker) {
     return;
   }
   SchedClass& cls = class_of(t);
-  const CpuId cpu = cls.select_cpu(t, t.cpu, how);
-  if (cpu < 0 || cpu >= machine_ref_.cpus || !t.allowed_on(cpu))
-    violation(fmt::format("select_cpu placed {} on CPU {} outside its affinity", t.name, cpu));
+  const CpuId cpu = checked_cpu(t, cls.select_cpu(t, t.cpu, how));
   set_task_cpu(t, cpu);
   emit({now_, EventType::kWakeup, 0, cpu, t.id, waker, 0, 0});
   cls.enqueue(cpu, t, EnqueueKind::kWakeup);
@@ -304,9 +309,7 @@ void Engine::requeue_with_new_attrs(CpuId cpu, Task& prev) {
   SchedClass& cls = class_of(prev);
   if (&cls != &old_class) cls.task_new(prev, nullptr);
   const WakeInfo how{WakeKind::kMigrate, cpu, false};
-  const CpuId target = prev.allowed_on(cpu) ? cpu : cls.select_cpu(prev, cpu, how);
-  if (target < 0 || target >= machine_ref_.cpus || !prev.allowed_on(target))
-    violation(fmt::format("select_cpu placed {} on CPU {} outside its affinity", prev.name, target));
+  const CpuId target = prev.allowed_on(cpu) ? cpu : checked_cpu(prev, cls.select_cpu(prev, cpu, how));
   set_task_cpu(prev, target);
   cls.enqueue(target, prev, EnqueueKind::kRequeue);
   prev.queued = true;

@@ -115,6 +115,11 @@ class Engine final : public SchedContext {
   StepResult execute_step(CpuId cpu, Task& t, Exec& x, const Step& s);
   bool next_step(CpuId cpu, Task& t, Exec& x);  // false: the task stopped (exit or requeue)
   bool enter_phase(Task& t, Exec& x);           // false: attributes change first
+  // The affinity and scheduling settings a task has during a phase (rt-app: the
+  // phase's own, else the task's; no "cpus" anywhere means every CPU).
+  std::pair<CpuMask, SchedSettings> phase_attributes(const TaskSpec& spec, const Phase& p) const;
+  // A CPU chosen by select_cpu, checked against the machine and the task's affinity.
+  CpuId checked_cpu(const Task& t, CpuId cpu) const;
   void start_work(Exec& x, Burst kind, Time amount);
   void spin_attempt_failed(CpuId cpu, Task& t, Exec& x);
   bool mutex_lock(Task& t, int32_t m);  // false: t blocked

@@ -16,14 +16,6 @@ namespace {
 // ever consuming time (for example a loop of only marks or yields on an idle machine).
 constexpr uint64_t kMaxStepsPerInstant = 10'000'000;
 
-CpuMask phase_mask(const TaskSpec& spec, const Phase& p, int ncpus) {
-  const auto& cpus = p.cpus ? p.cpus : spec.cpus;
-  if (!cpus) return all_cpus(ncpus);
-  CpuMask m;
-  for (int c : *cpus) m.set(static_cast<size_t>(c));
-  return m;
-}
-
 }  // namespace
 
 void Engine::advance_program(CpuId cpu) {
@@ -72,9 +64,7 @@ bool Engine::next_step(CpuId, Task& t, Exec& x) {
 
 // rt-app applies a phase's affinity and policy at the start of each of its iterations.
 bool Engine::enter_phase(Task& t, Exec& x) {
-  const Phase& p = x.spec->phases[x.phase];
-  const CpuMask mask = phase_mask(*x.spec, p, machine_ref_.cpus);
-  const SchedSettings s = p.sched.value_or(x.spec->sched);
+  const auto [mask, s] = phase_attributes(*x.spec, x.spec->phases[x.phase]);
   if (mask == t.allowed && s.policy == t.policy && s.nice == t.nice &&
       s.rt_priority == t.rt_priority)
     return true;

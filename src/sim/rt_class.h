@@ -15,7 +15,8 @@ namespace schedlab {
 
 class RtClass final : public SchedClass {
  public:
-  static constexpr Time kRrTimesliceNs = 100 * kNsPerMs;  // RR_TIMESLICE
+  // RR_TIMESLICE (100 * HZ / 1000 jiffies, include/linux/sched/rt.h), counted in ticks.
+  static constexpr Time kRrTimesliceNs = 100 * kNsPerMs;
 
   void attach(SchedContext& ctx) override;
   void task_new(Task& t, const Task* parent) override;

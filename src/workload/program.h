@@ -50,6 +50,9 @@ struct Step {
 // What to do once a spinlock's spinning has failed (WORKLOADS.md §3).
 enum class SpinFallback : uint8_t { kSleep, kBlock };
 
+// Defaults: the sleep schedule is PostgreSQL 8.x s_lock.c (MIN_DELAY_USEC 1 ms,
+// MAX_DELAY_USEC 1 s, NUM_DELAYS 1000, cur_delay grows by up to 100 %). spin_ns is a
+// judgement: PostgreSQL spins spins_per_delay (10..1000, adaptive) TAS rounds instead.
 struct SpinLockConfig {
   Time spin_ns = 10 * kNsPerUs;  // CPU time spent spinning per attempt
   int yield_rounds = 0;          // spin-then-sched_yield rounds before the fallback
@@ -102,7 +105,7 @@ struct Workload {
   std::vector<bool> timer_unique;          // per timer: one per task instance ("unique…" refs)
   std::vector<int> barrier_users;          // per barrier: task instances that use it
   std::vector<SpinLockConfig> spin_configs;  // per spinlock
-  int64_t memory_bytes_per_us = 4000;      // used only to turn mem/iorun bytes into work
+
 };
 
 }  // namespace schedlab

@@ -48,7 +48,8 @@ const std::set<std::string> kGlobalKeys = {
     "logdir",   "log_basename", "log_size",      "ftrace",         "gnuplot",
     "io_device", "mem_buffer_size", "cumulative_slack", "frag"};
 
-constexpr int kDefaultRtPriority = 10;  // rt-app's priority for RT threads that name none
+// rt-app's priority for RT threads that name none (rt-app_args.h DEFAULT_THREAD_PRIORITY).
+constexpr int kDefaultRtPriority = 10;
 
 struct ForkRef {
   size_t task, phase, step;
@@ -235,15 +236,12 @@ class RtAppParser {
         s.amount = r_.integer_in(v, key, 0, kMaxDurationNs);
         break;
       case Op::kTimer: {
-        r_.expect_object(v, key);
-        const JValue* ref = v.find("ref");
-        const JValue* period = v.find("period");
-        if (!ref) r_.fail(key + ".ref", "missing");
-        if (!period) r_.fail(key + ".period", "missing");
+        const JValue& ref = r_.required(v, key, "ref");
+        const JValue& period = r_.required(v, key, "period");
         for (const auto& [k, _] : v.members)
           if (k != "ref" && k != "period" && k != "mode") r_.fail(key + "." + k, "unknown key");
-        const std::string name = r_.string(*ref, key + ".ref");
-        s.duration_ns = r_.duration(*period, key + ".period", kNsPerUs);
+        const std::string name = r_.string(ref, key + ".ref");
+        s.duration_ns = r_.duration(period, key + ".period", kNsPerUs);
         if (const JValue* mode = v.find("mode")) {
           const std::string m = r_.string(*mode, key + ".mode");
           if (m != "relative" && m != "absolute")
@@ -261,13 +259,8 @@ class RtAppParser {
         break;
       case Op::kWait:
       case Op::kSync: {
-        r_.expect_object(v, key);
-        const JValue* ref = v.find("ref");
-        const JValue* mutex = v.find("mutex");
-        if (!ref) r_.fail(key + ".ref", "missing");
-        if (!mutex) r_.fail(key + ".mutex", "missing");
-        s.object = w_.condvars.intern(r_.string(*ref, key + ".ref"));
-        s.mutex = w_.mutexes.intern(r_.string(*mutex, key + ".mutex"));
+        s.object = w_.condvars.intern(r_.string(r_.required(v, key, "ref"), key + ".ref"));
+        s.mutex = w_.mutexes.intern(r_.string(r_.required(v, key, "mutex"), key + ".mutex"));
         break;
       }
       case Op::kSignal:
@@ -298,13 +291,8 @@ class RtAppParser {
                          op == Op::kAdvance ? "by" : "count", s);
         break;
       case Op::kWaitProgress: {
-        r_.expect_object(v, key);
-        const JValue* ref = v.find("ref");
-        const JValue* value = v.find("value");
-        if (!ref) r_.fail(key + ".ref", "missing");
-        if (!value) r_.fail(key + ".value", "missing");
-        s.object = w_.counters.intern(r_.string(*ref, key + ".ref"));
-        s.amount = r_.integer_in(*value, key + ".value", 0, INT64_MAX);
+        s.object = w_.counters.intern(r_.string(r_.required(v, key, "ref"), key + ".ref"));
+        s.amount = r_.integer_in(r_.required(v, key, "value"), key + ".value", 0, INT64_MAX);
         break;
       }
     }
@@ -318,15 +306,13 @@ class RtAppParser {
       s.object = table.intern(v.string);
       return;
     }
-    r_.expect_object(v, key);
-    const JValue* ref = v.find("ref");
-    if (!ref) r_.fail(key + ".ref", "missing");
+    const JValue& ref = r_.required(v, key, "ref");
     for (const auto& [k, val] : v.members) {
       if (k == "ref") continue;
       if (k != count_key) r_.fail(key + "." + k, "unknown key");
       s.amount = r_.integer_in(val, key + "." + k, 0, INT64_MAX / 4);
     }
-    s.object = table.intern(r_.string(*ref, key + ".ref"));
+    s.object = table.intern(r_.string(ref, key + ".ref"));
   }
 
   void read_spin_lock(const JValue& v, const std::string& key, Step& s) {

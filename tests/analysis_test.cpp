@@ -1,0 +1,94 @@
+// The analyzer on hand-made event streams, and the latency percentiles.
+#include <gtest/gtest.h>
+
+#include "analysis/analyzer.h"
+#include "analysis/latency.h"
+#include "machine/machine.h"
+
+namespace schedlab {
+namespace {
+
+TEST(LatencyStats, NearestRankWhileExact) {
+  LatencyStats s;
+  for (int v = 100; v >= 1; --v) s.add(v);
+  EXPECT_EQ(s.percentile(0.50), 50);
+  EXPECT_EQ(s.percentile(0.90), 90);
+  EXPECT_EQ(s.percentile(0.99), 99);
+  EXPECT_EQ(s.max(), 100);
+}
+
+TEST(LatencyStats, WithinHalfAPercentAfterSpilling) {
+  LatencyStats s;
+  for (int64_t v = 1000; v < 11000; ++v) s.add(v);  // 10,000 samples: beyond the exact limit
+  // Nearest rank r of the sorted samples is 999 + r.
+  for (const auto& [p, exact] : {std::pair{0.50, 5999.0}, {0.90, 9999.0}, {0.99, 10899.0}}) {
+    const double got = static_cast<double>(s.percentile(p));
+    EXPECT_LE(got, exact) << p;
+    EXPECT_GE(got, exact * (1 - 0.004)) << p;
+  }
+  EXPECT_EQ(s.max(), 10999);
+}
+
+TEST(Analyzer, IdleWhileRunnableCountsWaitersThisCpuMayRun) {
+  // 2 CPUs. A may run anywhere, C only on CPU 0, D only on CPU 1.
+  //   0-10 A runs on CPU 0, C waits (CPU 1 idle, but C may not run there)
+  //  10    A blocks, C runs
+  //  15    A wakes and waits  -> CPU 1 idle while runnable from 15
+  //  18    D wakes and waits  (overlaps A: counted once)
+  //  20    C blocks, A runs; D still waits for CPU 1 until the end at 25
+  // CPU 1: [15, 25) = 10 ms. CPU 0 is never idle.
+  Analyzer a;
+  RunInfo info;
+  info.cpus = 2;
+  a.begin(info);
+  auto task = [&](TaskId id, std::string name, CpuMask m) {
+    TaskInfo t;
+    t.id = id;
+    t.name = std::move(name);
+    t.allowed = m;
+    a.task_created(t);
+  };
+  CpuMask only0, only1;
+  only0.set(0);
+  only1.set(1);
+  task(0, "A", all_cpus(2));
+  task(1, "C", only0);
+  task(2, "D", only1);
+  const Time ms = kNsPerMs;
+  auto ev = [&](Time t, EventType type, CpuId cpu, TaskId task_id, TaskId other, uint8_t detail = 0) {
+    a.event(SchedEvent{t, type, detail, cpu, task_id, other, 0, 0});
+  };
+  const auto blocked = static_cast<uint8_t>(PrevState::kBlocked);
+  ev(0, EventType::kWakeupNew, 0, 0, kNoTask);
+  ev(0, EventType::kWakeupNew, 0, 1, kNoTask);
+  ev(0, EventType::kSwitch, 0, kNoTask, 0);
+  ev(10 * ms, EventType::kSwitch, 0, 0, 1, blocked);
+  ev(15 * ms, EventType::kWakeup, 0, 0, kNoTask);
+  ev(18 * ms, EventType::kWakeupNew, 1, 2, kNoTask);
+  ev(20 * ms, EventType::kSwitch, 0, 1, 0, blocked);
+  a.end(25 * ms);
+  const Metrics& m = a.metrics();
+  EXPECT_EQ(m.per_cpu[1].idle_while_runnable_ns, 10 * ms);
+  EXPECT_EQ(m.per_cpu[0].idle_while_runnable_ns, 0);
+  EXPECT_EQ(m.per_cpu[1].idle_ns, 25 * ms);
+  EXPECT_EQ(m.tasks[0].wait_time_ns, 5 * ms);
+  EXPECT_EQ(m.tasks[0].wakeup_latency.max(), 5 * ms);
+  EXPECT_EQ(m.tasks[2].wait_time_ns, 7 * ms);
+}
+
+TEST(Machine, MigrationPenaltyDecaysWithTimeAway) {
+  Machine m = make_machine(4);
+  m.llc_of = {0, 0, 1, 1};
+  m.core_of = {0, 0, 1, 2};  // CPUs 0 and 1 are SMT siblings
+  m.migration_cost_ns = 500'000;
+  m.shared_cache_migration_cost_ns = 100'000;
+  m.cache_decay_ns = 10 * kNsPerMs;
+  EXPECT_EQ(m.migration_penalty(0, 2, 0), 500'000);
+  EXPECT_EQ(m.migration_penalty(0, 2, 10 * kNsPerMs), 250'000);  // cost * 10 / (10 + 10)
+  EXPECT_EQ(m.migration_penalty(2, 3, 30 * kNsPerMs), 25'000);   // 100 us * 10 / 40
+  EXPECT_EQ(m.migration_penalty(0, 1, 0), 0);                    // same core
+  EXPECT_EQ(m.migration_penalty(kNoCpu, 1, 0), 0);               // first run
+}
+
+}  // namespace
+}  // namespace schedlab
