@@ -2,7 +2,6 @@
 //  (a) 1 CPU, 2 hogs under rr with a 1 ms slice (one switch per tick);
 //  (b) 64 CPUs, 1000 tasks: 500 hogs and 500 tasks that run 200 us and sleep 1 ms.
 #include <benchmark/benchmark.h>
-
 #include <fmt/format.h>
 
 #include "scenario/scenario.h"
@@ -29,8 +28,10 @@ void run_scenario(benchmark::State& state, const std::string& json, const std::s
     simulate(s, sink, SimulationOptions{});
     switches += sink.switches;
   }
-  state.counters["switches_per_s"] = benchmark::Counter(static_cast<double>(switches), benchmark::Counter::kIsRate);
-  state.counters["switches_per_run"] = static_cast<double>(switches) / static_cast<double>(state.iterations());
+  state.counters["switches_per_s"] =
+      benchmark::Counter(static_cast<double>(switches), benchmark::Counter::kIsRate);
+  state.counters["switches_per_run"] =
+      static_cast<double>(switches) / static_cast<double>(state.iterations());
 }
 
 std::string two_hogs() {
@@ -47,7 +48,9 @@ std::string big_machine() {
 void BM_OneCpuTwoHogs(benchmark::State& state) {
   run_scenario(state, two_hogs(), "rr", {{"slice_ns", "1000000"}});
 }
-void BM_64Cpus1000Tasks(benchmark::State& state) { run_scenario(state, big_machine(), "rr", {}); }
+void BM_64Cpus1000Tasks(benchmark::State& state) {
+  run_scenario(state, big_machine(), "rr", {});
+}
 
 BENCHMARK(BM_OneCpuTwoHogs)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks)->Unit(benchmark::kMillisecond);

@@ -55,7 +55,8 @@ TEST(Analyzer, IdleWhileRunnableCountsWaitersThisCpuMayRun) {
   task(1, "C", only0);
   task(2, "D", only1);
   const Time ms = kNsPerMs;
-  auto ev = [&](Time t, EventType type, CpuId cpu, TaskId task_id, TaskId other, uint8_t detail = 0) {
+  auto ev = [&](Time t, EventType type, CpuId cpu, TaskId task_id, TaskId other,
+                uint8_t detail = 0) {
     a.event(SchedEvent{t, type, detail, cpu, task_id, other, 0, 0});
   };
   const auto blocked = static_cast<uint8_t>(PrevState::kBlocked);

@@ -1,13 +1,12 @@
 // The command line end to end: exit codes, one-line errors, the --json schema.
+#include "cli/cli.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
-
-#include "cli/cli.h"
+#include <sstream>
 
 namespace schedlab {
 namespace {
@@ -30,12 +29,14 @@ std::string write_temp(const std::string& name, const std::string& text) {
 }
 
 TEST(Cli, RunPrintsTheDocumentedJsonSchema) {
-  const std::string f = write_temp("cli_ok.json", R"({"machine": {"cpus": 2}, "global": {"duration": 1},
+  const std::string f =
+      write_temp("cli_ok.json", R"({"machine": {"cpus": 2}, "global": {"duration": 1},
       "tasks": {"a": {"loop": 2, "run": 1000, "mark": "done"}, "b": {"instance": 2, "loop": 1, "run": 500}}})");
   const CliResult r = cli({"run", f, "--json", "--check-invariants"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  for (const char* key : {"policy", "seed", "cpus", "duration_ns", "tasks", "per_cpu", "marks", "summary"})
+  for (const char* key :
+       {"policy", "seed", "cpus", "duration_ns", "tasks", "per_cpu", "marks", "summary"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["tasks"].size(), 3u);
   EXPECT_EQ(j["tasks"][1]["name"], "b-0");  // instances are suffixed
@@ -58,7 +59,8 @@ TEST(Cli, UnknownPolicyAndParameterAreErrors) {
   EXPECT_EQ(cli({"run", f, "--policy", "nope"}).code, 2);
   const CliResult r = cli({"run", f, "--param", "slice=3"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("unknown parameter for policy 'rr' (it has: slice_ns)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown parameter for policy 'rr' (it has: slice_ns)"), std::string::npos)
+      << r.err;
   EXPECT_EQ(cli({"run", f, "--param", "slice_ns=-3"}).code, 2);
   EXPECT_EQ(cli({"check", f, "--param", "slice_ns=5000000"}).code, 0);
 }
@@ -78,7 +80,8 @@ TEST(Cli, TraceAndEventsFilesAreWritten) {
   const std::string f = write_temp("cli_tr.json", R"({"machine": {"cpus": 2}, "tasks": {
       "a": {"loop": 3, "run": 1000, "sleep": 1000}}})");
   const auto dir = std::filesystem::temp_directory_path();
-  const std::string trace = (dir / "cli_trace.json").string(), events = (dir / "cli_events.csv").string();
+  const std::string trace = (dir / "cli_trace.json").string(),
+                    events = (dir / "cli_events.csv").string();
   ASSERT_EQ(cli({"run", f, "--trace", trace, "--events", events}).code, 0);
   std::ifstream t(trace);
   const auto j = nlohmann::json::parse(t);

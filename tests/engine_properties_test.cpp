@@ -1,12 +1,11 @@
 // Properties on large random workloads (invariants hold, results are deterministic)
 // and runs of rt-app's own shipped examples.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <map>
 #include <filesystem>
+#include <map>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "harness.h"
 #include "report/events_csv.h"
@@ -22,37 +21,63 @@ std::string random_scenario(uint64_t seed) {
   Rng rng(seed);
   const int cpus = 1 + static_cast<int>(rng.below(8));
   const int tasks = 2 + static_cast<int>(rng.below(14));
-  std::string json = fmt::format(R"({{"machine": {{"cpus": {}, "hz": {}, "context_switch_ns": {},
+  std::string json =
+      fmt::format(R"({{"machine": {{"cpus": {}, "hz": {}, "context_switch_ns": {},
       "migration_cost_ns": {}, "topology": {{"llc": [[0]]}}}}, "global": {{"duration": 1}}, "tasks": {{)",
-                                 cpus, rng.below(2) ? 1000 : 250, rng.below(3000), rng.below(50000));
+                  cpus, rng.below(2) ? 1000 : 250, rng.below(3000), rng.below(50000));
   auto us = [&](uint64_t max) { return 1 + rng.below(max); };
   for (int i = 0; i < tasks; ++i) {
     std::string steps;
     const int nsteps = 2 + static_cast<int>(rng.below(6));
     for (int k = 0; k < nsteps; ++k) {
       switch (rng.below(9)) {
-        case 0: steps += fmt::format(R"("run{}": {},)", k, us(5000)); break;
-        case 1: steps += fmt::format(R"("sleep{}": {},)", k, us(8000)); break;
-        case 2: steps += fmt::format(R"("timer{}": {{"ref": "unique{}", "period": {}}},)", k, i, us(10000)); break;
-        case 3: steps += fmt::format(R"("lock{0}": "m{1}", "run_l{0}": {2}, "unlock{0}": "m{1}",)", k, rng.below(3), us(500)); break;
-        case 4: steps += fmt::format(R"("yield{}": 0,)", k); break;
-        case 5: steps += fmt::format(R"("runtime{}": {},)", k, us(3000)); break;
-        case 6: steps += fmt::format(R"("mark{}": "m",)", k); break;
-        case 7: steps += fmt::format(R"("spin_lock{0}": {{"ref": "s", "spin_ns": {1}, "yield_rounds": 1}}, "run_s{0}": {2}, "spin_unlock{0}": "s",)", k, us(200000), us(300)); break;
-        case 8: steps += fmt::format(R"("fork{}": "child",)", k); break;
+        case 0:
+          steps += fmt::format(R"("run{}": {},)", k, us(5000));
+          break;
+        case 1:
+          steps += fmt::format(R"("sleep{}": {},)", k, us(8000));
+          break;
+        case 2:
+          steps +=
+              fmt::format(R"("timer{}": {{"ref": "unique{}", "period": {}}},)", k, i, us(10000));
+          break;
+        case 3:
+          steps += fmt::format(R"("lock{0}": "m{1}", "run_l{0}": {2}, "unlock{0}": "m{1}",)", k,
+                               rng.below(3), us(500));
+          break;
+        case 4:
+          steps += fmt::format(R"("yield{}": 0,)", k);
+          break;
+        case 5:
+          steps += fmt::format(R"("runtime{}": {},)", k, us(3000));
+          break;
+        case 6:
+          steps += fmt::format(R"("mark{}": "m",)", k);
+          break;
+        case 7:
+          steps += fmt::format(
+              R"("spin_lock{0}": {{"ref": "s", "spin_ns": {1}, "yield_rounds": 1}}, "run_s{0}": {2}, "spin_unlock{0}": "s",)",
+              k, us(200000), us(300));
+          break;
+        case 8:
+          steps += fmt::format(R"("fork{}": "child",)", k);
+          break;
       }
     }
     steps += R"("run_end": 100)";
     std::string attrs;
     if (rng.below(4) == 0) attrs += fmt::format(R"("cpus": [{}],)", rng.below(cpus));
     const uint64_t kind = rng.below(6);
-    if (kind == 0) attrs += fmt::format(R"("policy": "SCHED_FIFO", "priority": {},)", 1 + rng.below(99));
-    if (kind == 1) attrs += fmt::format(R"("policy": "SCHED_RR", "priority": {},)", 1 + rng.below(99));
+    if (kind == 0)
+      attrs += fmt::format(R"("policy": "SCHED_FIFO", "priority": {},)", 1 + rng.below(99));
+    if (kind == 1)
+      attrs += fmt::format(R"("policy": "SCHED_RR", "priority": {},)", 1 + rng.below(99));
     if (kind == 2) attrs += fmt::format(R"("priority": {},)", static_cast<int>(rng.below(40)) - 20);
     const bool phased = rng.below(3) == 0;
     if (phased)
-      json += fmt::format(R"("t{}": {{{} "phases": {{"a": {{"loop": 2, {}}}, "b": {{"cpus": [{}], "run": 300}}}}}},)",
-                          i, attrs, steps, rng.below(cpus));
+      json += fmt::format(
+          R"("t{}": {{{} "phases": {{"a": {{"loop": 2, {}}}, "b": {{"cpus": [{}], "run": 300}}}}}},)",
+          i, attrs, steps, rng.below(cpus));
     else
       json += fmt::format(R"("t{}": {{{} "loop": -1, {}}},)", i, attrs, steps);
   }

@@ -18,7 +18,8 @@ TEST(JsonReader, KeepsDuplicateKeysInFileOrder) {
 
 TEST(JsonReader, ToleratesCommentsAndTrailingCommasAndCountsThem) {
   JsonLeniency seen;
-  const JValue v = parse_json("{ /* a */ \"a\": [1, 2,], // b\n \"b\": {\"c\": 1,}, }", "f.json", &seen);
+  const JValue v =
+      parse_json("{ /* a */ \"a\": [1, 2,], // b\n \"b\": {\"c\": 1,}, }", "f.json", &seen);
   EXPECT_EQ(v.members.size(), 2u);
   EXPECT_EQ(seen.comments, 2);
   EXPECT_EQ(seen.trailing_commas, 3);
@@ -29,7 +30,8 @@ TEST(JsonReader, SyntaxErrorNamesFileLineAndColumn) {
     parse_json("{\n  /* comment */\n  \"suspend\",\n}", "video.json");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("video.json: malformed JSON: line 4, column 1"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("video.json: malformed JSON: line 4, column 1"),
+              std::string::npos)
         << e.what();
   }
 }
@@ -48,7 +50,9 @@ struct BadCase {
   std::string expected;  // a piece of the message: the key and the reason
 };
 
-std::string wrap(const std::string& tasks) { return R"({"machine": {"cpus": 2}, "tasks": )" + tasks + "}"; }
+std::string wrap(const std::string& tasks) {
+  return R"({"machine": {"cpus": 2}, "tasks": )" + tasks + "}";
+}
 
 class BadInput : public ::testing::TestWithParam<BadCase> {};
 
@@ -72,41 +76,57 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"unknown_task_key", wrap(R"({"t": {"colour": 1}})"), "tasks.t.colour: unknown key"},
         BadCase{"unknown_event_value_type", wrap(R"({"t": {"run": "fast"}})"),
                 "tasks.t.run: expected an integer, found a string"},
-        BadCase{"negative_duration", wrap(R"({"t": {"sleep": -5}})"), "tasks.t.sleep: negative duration -5"},
-        BadCase{"overflow", wrap(R"({"t": {"run": 99999999999999999999}})"), "tasks.t.run: number overflows"},
-        BadCase{"too_long", wrap(R"({"t": {"run": 9000000000000000}})"), "tasks.t.run: duration 9000000000000000 overflows"},
-        BadCase{"bad_global_duration", R"({"global": {"duration": -7}, "tasks": {"t": {"run": 1}}})",
+        BadCase{"negative_duration", wrap(R"({"t": {"sleep": -5}})"),
+                "tasks.t.sleep: negative duration -5"},
+        BadCase{"overflow", wrap(R"({"t": {"run": 99999999999999999999}})"),
+                "tasks.t.run: number overflows"},
+        BadCase{"too_long", wrap(R"({"t": {"run": 9000000000000000}})"),
+                "tasks.t.run: duration 9000000000000000 overflows"},
+        BadCase{"bad_global_duration",
+                R"({"global": {"duration": -7}, "tasks": {"t": {"run": 1}}})",
                 "global.duration: negative duration"},
         BadCase{"unknown_global", R"({"global": {"durations": 1}, "tasks": {"t": {"run": 1}}})",
                 "global.durations: unknown key"},
         BadCase{"unknown_policy", wrap(R"({"t": {"policy": "SCHED_FAST", "run": 1}})"),
                 "tasks.t.policy: unknown policy 'SCHED_FAST'"},
-        BadCase{"nice_range", wrap(R"({"t": {"priority": 25, "run": 1}})"), "tasks.t.priority: 25 is outside -20..19"},
+        BadCase{"nice_range", wrap(R"({"t": {"priority": 25, "run": 1}})"),
+                "tasks.t.priority: 25 is outside -20..19"},
         BadCase{"rt_range", wrap(R"({"t": {"policy": "SCHED_FIFO", "priority": 0, "run": 1}})"),
                 "tasks.t.priority: 0 is outside 1..99"},
-        BadCase{"cpu_outside", wrap(R"({"t": {"cpus": [5], "run": 1}})"), "tasks.t.cpus: CPU 5 is outside the machine"},
+        BadCase{"cpu_outside", wrap(R"({"t": {"cpus": [5], "run": 1}})"),
+                "tasks.t.cpus: CPU 5 is outside the machine"},
         BadCase{"phase_cpu_outside", wrap(R"({"t": {"phases": {"p": {"cpus": [2], "run": 1}}}})"),
                 "tasks.t.phases.p.cpus: CPU 2 is outside"},
-        BadCase{"undefined_fork", wrap(R"({"t": {"fork": "nobody"}})"), "tasks.t.fork: fork of an undefined task 'nobody'"},
-        BadCase{"mutex_never_locked", wrap(R"({"t": {"unlock": "m"}})"), "mutex 'm', which no task ever locks"},
+        BadCase{"undefined_fork", wrap(R"({"t": {"fork": "nobody"}})"),
+                "tasks.t.fork: fork of an undefined task 'nobody'"},
+        BadCase{"mutex_never_locked", wrap(R"({"t": {"unlock": "m"}})"),
+                "mutex 'm', which no task ever locks"},
         BadCase{"wait_mutex_never_locked", wrap(R"({"t": {"wait": {"ref": "c", "mutex": "m"}}})"),
                 "mutex 'm', which no task ever locks"},
-        BadCase{"counter_never_advanced", wrap(R"({"t": {"wait_progress": {"ref": "rows", "value": 3}}})"),
+        BadCase{"counter_never_advanced",
+                wrap(R"({"t": {"wait_progress": {"ref": "rows", "value": 3}}})"),
                 "counter 'rows', which no task advances"},
-        BadCase{"timer_without_period", wrap(R"({"t": {"timer": {"ref": "x"}}})"), "tasks.t.timer.period: missing"},
-        BadCase{"timer_mode", wrap(R"({"t": {"timer": {"ref": "x", "period": 5, "mode": "sometimes"}}})"),
+        BadCase{"timer_without_period", wrap(R"({"t": {"timer": {"ref": "x"}}})"),
+                "tasks.t.timer.period: missing"},
+        BadCase{"timer_mode",
+                wrap(R"({"t": {"timer": {"ref": "x", "period": 5, "mode": "sometimes"}}})"),
                 "tasks.t.timer.mode: expected \"relative\" or \"absolute\""},
         BadCase{"no_tasks", R"({"global": {}})", "tasks: missing"},
         BadCase{"empty_task", wrap(R"({"t": {"loop": 3}})"), "tasks.t: the task has no events"},
-        BadCase{"machine_key", R"({"machine": {"cpus": 2, "hertz": 1}, "tasks": {"t": {"run": 1}}})",
+        BadCase{"machine_key",
+                R"({"machine": {"cpus": 2, "hertz": 1}, "tasks": {"t": {"run": 1}}})",
                 "machine.hertz: unknown key"},
         BadCase{"machine_cpus", R"({"machine": {"cpus": 0}, "tasks": {"t": {"run": 1}}})",
                 "machine.cpus: 0 is outside 1..256"},
-        BadCase{"topology_twice", R"({"machine": {"cpus": 2, "topology": {"llc": [[0, 1], [1]]}}, "tasks": {"t": {"run": 1}}})",
-                "machine.topology.llc[1]: CPU 1 is in two groups"},
-        BadCase{"unknown_generator", R"({"workload": {"generator": "x265"}, "tasks": {"t": {"run": 1}}})",
+        BadCase{
+            "topology_twice",
+            R"({"machine": {"cpus": 2, "topology": {"llc": [[0, 1], [1]]}}, "tasks": {"t": {"run": 1}}})",
+            "machine.topology.llc[1]: CPU 1 is in two groups"},
+        BadCase{"unknown_generator",
+                R"({"workload": {"generator": "x265"}, "tasks": {"t": {"run": 1}}})",
                 "workload.generator: unknown generator 'x265'"},
-        BadCase{"bad_pointer", R"({"tasks": {"t": {"run": [1]}}})", "tasks.t.run: expected an integer, found an array"}),
+        BadCase{"bad_pointer", R"({"tasks": {"t": {"run": [1]}}})",
+                "tasks.t.run: expected an integer, found an array"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(BadInput, SetOverridesArePathChecked) {

@@ -18,7 +18,8 @@ TEST(Schedules, TwoHogsUnderRoundRobinAlternateEverySlice) {
   // rr's slice is 10 ms; each hog needs 30 ms: A 0-10, B 10-20, A 20-30, ...
   const RunOutput r = run_text("{" + machine(1) + R"("tasks": {
       "A": {"loop": 1, "run": 30000}, "B": {"loop": 1, "run": 30000}}})");
-  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 A", "10 0 B", "20 0 A", "30 0 B", "40 0 A", "50 0 B", "60 0 idle"}));
+  EXPECT_EQ(r.switch_ins(),
+            (Lines{"0 0 A", "10 0 B", "20 0 A", "30 0 B", "40 0 A", "50 0 B", "60 0 idle"}));
   EXPECT_EQ(r.task("A").switches_involuntary, 2u);
   EXPECT_EQ(r.task("A").wait_time_ns, 20'000'000);
   EXPECT_EQ(r.task("B").wait_time_ns, 30'000'000);
@@ -28,7 +29,8 @@ TEST(Schedules, SliceIsAParameter) {
   ScenarioOverrides o;
   o.params = {{"slice_ns", "5000000"}};
   const RunOutput r = run_text("{" + machine(1) + R"("tasks": {
-      "A": {"loop": 1, "run": 10000}, "B": {"loop": 1, "run": 10000}}})", o);
+      "A": {"loop": 1, "run": 10000}, "B": {"loop": 1, "run": 10000}}})",
+                               o);
   EXPECT_EQ(r.switch_ins(), (Lines{"0 0 A", "5 0 B", "10 0 A", "15 0 B", "20 0 idle"}));
 }
 
@@ -71,7 +73,8 @@ TEST(Schedules, PhaseAffinityMovesTheTask) {
   const RunOutput r = run_text("{" + machine(3) + R"("tasks": {"t": {"cpus": [2], "loop": 1,
       "phases": {"p1": {"cpus": [0], "run": 1500}, "p2": {"cpus": [1], "run": 1500},
                  "p3": {"run": 1500}}}}})");
-  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 t", "1.5 0 idle", "1.5 1 t", "3 1 idle", "3 2 t", "4.5 2 idle"}));
+  EXPECT_EQ(r.switch_ins(),
+            (Lines{"0 0 t", "1.5 0 idle", "1.5 1 t", "3 1 idle", "3 2 t", "4.5 2 idle"}));
   EXPECT_EQ(r.task("t").migrations, 2u);
 }
 
@@ -91,10 +94,12 @@ TEST(Schedules, MigrationPaysACacheRefill) {
   const std::string phases = R"("tasks": {"t": {"loop": 1, "phases": {
       "p1": {"cpus": [0], "run": 1500}, "p2": {"cpus": [1], "run": 1500}}}}})";
   const RunOutput apart = run_text(R"({"machine": {"cpus": 2, "migration_cost_ns": 500000,
-      "topology": {"llc": [[0], [1]]}}, )" + phases);
+      "topology": {"llc": [[0], [1]]}}, )" +
+                                   phases);
   EXPECT_EQ(apart.switch_ins(), (Lines{"0 0 t", "1.5 0 idle", "1.5 1 t", "3.5 1 idle"}));
   const RunOutput shared = run_text(R"({"machine": {"cpus": 2, "migration_cost_ns": 500000,
-      "shared_cache_migration_cost_ns": 100000}, )" + phases);
+      "shared_cache_migration_cost_ns": 100000}, )" +
+                                    phases);
   EXPECT_EQ(shared.switch_ins(), (Lines{"0 0 t", "1.5 0 idle", "1.5 1 t", "3.1 1 idle"}));
 }
 
@@ -106,9 +111,10 @@ TEST(Schedules, RunIsStretchedByLowCapacityButRuntimeIsNot) {
 }
 
 TEST(Schedules, SleepRestartsFromTheEndOfTheRun) {
-  const RunOutput r = run_text("{" + machine(1) + R"("tasks": {"t": {"loop": 3, "run": 2000, "sleep": 8000}}})");
-  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 t", "2 0 idle", "10 0 t", "12 0 idle", "20 0 t", "22 0 idle",
-                                   "30 0 t", "30 0 idle"}));
+  const RunOutput r =
+      run_text("{" + machine(1) + R"("tasks": {"t": {"loop": 3, "run": 2000, "sleep": 8000}}})");
+  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 t", "2 0 idle", "10 0 t", "12 0 idle", "20 0 t",
+                                   "22 0 idle", "30 0 t", "30 0 idle"}));
 }
 
 const char* kTimerTask = R"("tasks": {"t": {"loop": 1, "phases": {
@@ -124,13 +130,15 @@ std::string timer_scenario(const std::string& mode) {
 TEST(Schedules, RelativeTimerRestartsItsPeriodAfterAMiss) {
   // The first period (0-10) is missed at 15: the next periods end at 25 and 35.
   const RunOutput r = run_text(timer_scenario("relative"));
-  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 t", "17 0 idle", "25 0 t", "27 0 idle", "35 0 t", "35 0 idle"}));
+  EXPECT_EQ(r.switch_ins(),
+            (Lines{"0 0 t", "17 0 idle", "25 0 t", "27 0 idle", "35 0 t", "35 0 idle"}));
 }
 
 TEST(Schedules, AbsoluteTimerKeepsItsGrid) {
   // Absolute mode keeps the 10 ms grid: after the miss the periods end at 20 and 30.
   const RunOutput r = run_text(timer_scenario("absolute"));
-  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 t", "17 0 idle", "20 0 t", "22 0 idle", "30 0 t", "30 0 idle"}));
+  EXPECT_EQ(r.switch_ins(),
+            (Lines{"0 0 t", "17 0 idle", "20 0 t", "22 0 idle", "30 0 t", "30 0 idle"}));
 }
 
 TEST(Schedules, UnlockHandsTheMutexToTheWaiter) {
@@ -155,10 +163,10 @@ TEST(Schedules, BarrierFollowsRtAppTutorialExample7) {
                 "barrier2": "SECOND", "runtime3": 1000, "sleep3": 2000, "barrier3": "THIRD"},
       "task1": {"loop": 1, "runtime1": 2000, "barrier1": "FIRST", "runtime2": 1000, "sleep2": 2000,
                 "barrier2": "SECOND", "runtime3": 2000, "barrier3": "THIRD"}}})");
-  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 task0", "0 1 task1", "1 0 idle", "2 1 idle", "3 0 task0",
-                                   "3 1 task1", "4 1 idle", "5 0 idle", "6 1 task1", "6 0 task0",
-                                   "7 0 idle", "8 1 idle", "9 0 task0", "9 1 task1", "9 0 idle",
-                                   "9 1 idle"}));
+  EXPECT_EQ(r.switch_ins(),
+            (Lines{"0 0 task0", "0 1 task1", "1 0 idle", "2 1 idle", "3 0 task0", "3 1 task1",
+                   "4 1 idle", "5 0 idle", "6 1 task1", "6 0 task0", "7 0 idle", "8 1 idle",
+                   "9 0 task0", "9 1 task1", "9 0 idle", "9 1 idle"}));
 }
 
 TEST(Schedules, SuspendResumePingPongsAsTutorialExample4) {
@@ -166,7 +174,8 @@ TEST(Schedules, SuspendResumePingPongsAsTutorialExample4) {
   o.duration_s = 0.035;
   const RunOutput r = run_text("{" + machine(1) + R"("tasks": {
       "thread0": {"loop": -1, "run": 10000, "resume": "thread1", "suspend": "thread0"},
-      "thread1": {"loop": -1, "run": 10000, "resume": "thread0", "suspend": "thread1"}}})", o);
+      "thread1": {"loop": -1, "run": 10000, "resume": "thread0", "suspend": "thread1"}}})",
+                               o);
   EXPECT_EQ(r.switch_ins(), (Lines{"0 0 thread0", "10 0 thread1", "20 0 thread0", "30 0 thread1"}));
   EXPECT_EQ(r.metrics.duration_ns, 35'000'000);
 }
@@ -175,7 +184,8 @@ TEST(Schedules, ResumeWithNobodySuspendedIsLost) {
   // B resumes "x" before A suspends on it: A is never woken, a deadlock.
   EXPECT_THROW(run_text("{" + machine(2) + R"("tasks": {
       "A": {"loop": 1, "run": 2000, "suspend": "x"},
-      "B": {"loop": 1, "run": 1000, "resume": "x"}}})"), WorkloadError);
+      "B": {"loop": 1, "run": 1000, "resume": "x"}}})"),
+               WorkloadError);
 }
 
 TEST(Schedules, ForkStartsANamedInstanceOfATemplate) {
@@ -209,7 +219,8 @@ TEST(Schedules, SpinlockWaiterSleepsWithBackoffWhenSpinningFails) {
             "sleep_min_ns": 1000000}, "spin_unlock": "L"}}})");
   const Lines s = r.switch_ins();
   ASSERT_GE(s.size(), 6u);
-  EXPECT_EQ(Lines(s.begin(), s.begin() + 5), (Lines{"0 0 A", "1 1 B", "2 1 idle", "3 1 B", "4 1 idle"}));
+  EXPECT_EQ(Lines(s.begin(), s.begin() + 5),
+            (Lines{"0 0 A", "1 1 B", "2 1 idle", "3 1 B", "4 1 idle"}));
   EXPECT_EQ(r.task("B").cpu_time_ns, 2'000'000);
 }
 

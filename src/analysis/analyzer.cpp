@@ -51,8 +51,10 @@ void Analyzer::waiting_changed(TaskId id, int delta, Time now) {
     waiting_all_ += delta;
     const bool after = waiting_all_ > 0;
     if (before == after) return;
-    if (after) global_since_ = now;
-    else global_acc_ += now - global_since_;
+    if (after)
+      global_since_ = now;
+    else
+      global_acc_ += now - global_since_;
     for (CpuId c : restricted_cpus_) update_own(c, now);
     return;
   }
@@ -71,10 +73,17 @@ void Analyzer::set_state(TaskId id, State s, Time now) {
   TaskMetrics& tm = m_.tasks[id];
   const Time elapsed = now - tr.since;
   switch (tr.state) {
-    case State::kWaiting: tm.wait_time_ns += elapsed; break;
-    case State::kRunning: tm.cpu_time_ns += elapsed; break;
-    case State::kSleeping: tm.sleep_time_ns += elapsed; break;
-    case State::kGone: break;
+    case State::kWaiting:
+      tm.wait_time_ns += elapsed;
+      break;
+    case State::kRunning:
+      tm.cpu_time_ns += elapsed;
+      break;
+    case State::kSleeping:
+      tm.sleep_time_ns += elapsed;
+      break;
+    case State::kGone:
+      break;
   }
   const bool was_waiting = tr.state == State::kWaiting;
   tr.state = s;
@@ -168,7 +177,8 @@ void Analyzer::event(const SchedEvent& e) {
 
 void Analyzer::end(Time t) {
   m_.duration_ns = t;
-  for (size_t id = 0; id < tracks_.size(); ++id) set_state(static_cast<TaskId>(id), State::kGone, t);
+  for (size_t id = 0; id < tracks_.size(); ++id)
+    set_state(static_cast<TaskId>(id), State::kGone, t);
   for (CpuId c = 0; c < info_.cpus; ++c) {
     CpuTrack& ct = cpus_[c];
     if (ct.curr == kNoTask) {
@@ -185,7 +195,8 @@ void Analyzer::end(Time t) {
     sum += x;
     sum_sq += x * x;
   }
-  m_.jain_fairness = sum_sq > 0 ? (sum * sum) / (static_cast<double>(m_.tasks.size()) * sum_sq) : 1.0;
+  m_.jain_fairness =
+      sum_sq > 0 ? (sum * sum) / (static_cast<double>(m_.tasks.size()) * sum_sq) : 1.0;
 }
 
 }  // namespace schedlab

@@ -48,7 +48,8 @@ void LatencyStats::add(int64_t v) {
 
 int64_t LatencyStats::percentile(double p) const {
   if (count_ == 0) return 0;
-  const uint64_t rank = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(p * static_cast<double>(count_))));
+  const uint64_t rank =
+      std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(p * static_cast<double>(count_))));
   if (!spilled_) {
     std::vector<int64_t> sorted = exact_;
     std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(rank - 1), sorted.end());

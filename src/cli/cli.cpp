@@ -1,8 +1,8 @@
 #include "cli/cli.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <memory>
 
@@ -30,7 +30,8 @@ struct RunArgs {
   std::string trace, events;
 };
 
-std::pair<std::string, std::string> split_assignment(const std::string& text, const std::string& option) {
+std::pair<std::string, std::string> split_assignment(const std::string& text,
+                                                     const std::string& option) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
     throw InputError("", option + " " + text, "expected name=value");
@@ -38,12 +39,14 @@ std::pair<std::string, std::string> split_assignment(const std::string& text, co
 }
 
 void add_scenario_options(CLI::App& cmd, RunArgs& a) {
-  cmd.add_option("scenario", a.scenario, "scenario file (rt-app JSON with optional sections)")->required();
+  cmd.add_option("scenario", a.scenario, "scenario file (rt-app JSON with optional sections)")
+      ->required();
   cmd.add_option("--policy", a.policy, "normal-class scheduler (see `schedlab policies`)");
   cmd.add_option("--param", a.params, "scheduler parameter name=value (repeatable)");
   cmd.add_option("--set", a.sets, "override a scenario value: /json/pointer=value (repeatable)");
   cmd.add_option("--seed", a.seed, "random seed (default: the scenario's, else 1)");
-  cmd.add_option("--cpus", a.cpus, "CPU count (a flat machine of that size)")->check(CLI::Range(1, kMaxCpus));
+  cmd.add_option("--cpus", a.cpus, "CPU count (a flat machine of that size)")
+      ->check(CLI::Range(1, kMaxCpus));
   cmd.add_option("--duration", a.duration_s, "simulated seconds (overrides global.duration)");
 }
 
@@ -96,8 +99,9 @@ int command_check(const RunArgs& a, const CLI::App& cmd, std::ostream& out) {
   make_policy(s.policy, s.params, s.file);  // unknown policy or parameter is an error too
   size_t threads = 0;
   for (const TaskSpec& t : s.workload.tasks) threads += static_cast<size_t>(t.instances);
-  out << fmt::format("{}: ok: {} task specs ({} threads at start), {} CPUs, HZ {}, policy {}", s.file,
-                     s.workload.tasks.size(), threads, s.machine.cpus, s.machine.hz, s.policy);
+  out << fmt::format("{}: ok: {} task specs ({} threads at start), {} CPUs, HZ {}, policy {}",
+                     s.file, s.workload.tasks.size(), threads, s.machine.cpus, s.machine.hz,
+                     s.policy);
   if (s.leniency.comments || s.leniency.trailing_commas)
     out << fmt::format("; tolerated {} comments and {} trailing commas", s.leniency.comments,
                        s.leniency.trailing_commas);

@@ -4,29 +4,46 @@ namespace schedlab {
 
 const char* event_type_name(EventType t) {
   switch (t) {
-    case EventType::kSwitch: return "switch";
-    case EventType::kWakeup: return "wakeup";
-    case EventType::kWakeupNew: return "wakeup_new";
-    case EventType::kMigrate: return "migrate";
-    case EventType::kFork: return "fork";
-    case EventType::kExit: return "exit";
-    case EventType::kBlock: return "block";
-    case EventType::kMark: return "mark";
+    case EventType::kSwitch:
+      return "switch";
+    case EventType::kWakeup:
+      return "wakeup";
+    case EventType::kWakeupNew:
+      return "wakeup_new";
+    case EventType::kMigrate:
+      return "migrate";
+    case EventType::kFork:
+      return "fork";
+    case EventType::kExit:
+      return "exit";
+    case EventType::kBlock:
+      return "block";
+    case EventType::kMark:
+      return "mark";
   }
   return "?";
 }
 
 const char* block_reason_name(BlockReason r) {
   switch (r) {
-    case BlockReason::kSleep: return "sleep";
-    case BlockReason::kTimer: return "timer";
-    case BlockReason::kMutex: return "mutex";
-    case BlockReason::kCondvar: return "condvar";
-    case BlockReason::kBarrier: return "barrier";
-    case BlockReason::kSuspend: return "suspend";
-    case BlockReason::kProgress: return "progress";
-    case BlockReason::kSpinSleep: return "spin_sleep";
-    case BlockReason::kSpinBlock: return "spin_block";
+    case BlockReason::kSleep:
+      return "sleep";
+    case BlockReason::kTimer:
+      return "timer";
+    case BlockReason::kMutex:
+      return "mutex";
+    case BlockReason::kCondvar:
+      return "condvar";
+    case BlockReason::kBarrier:
+      return "barrier";
+    case BlockReason::kSuspend:
+      return "suspend";
+    case BlockReason::kProgress:
+      return "progress";
+    case BlockReason::kSpinSleep:
+      return "spin_sleep";
+    case BlockReason::kSpinBlock:
+      return "spin_block";
   }
   return "?";
 }

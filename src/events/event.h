@@ -23,7 +23,15 @@ enum class EventType : uint8_t {
 enum class PrevState : uint8_t { kPreempted, kBlocked, kExited };
 
 enum class BlockReason : uint8_t {
-  kSleep, kTimer, kMutex, kCondvar, kBarrier, kSuspend, kProgress, kSpinSleep, kSpinBlock
+  kSleep,
+  kTimer,
+  kMutex,
+  kCondvar,
+  kBarrier,
+  kSuspend,
+  kProgress,
+  kSpinSleep,
+  kSpinBlock
 };
 
 const char* event_type_name(EventType t);
@@ -75,13 +83,21 @@ class EventSink {
 class SinkList : public EventSink {
  public:
   void add(EventSink* s) { sinks_.push_back(s); }
-  void begin(const RunInfo& i) override { for (auto* s : sinks_) s->begin(i); }
-  void task_created(const TaskInfo& t) override { for (auto* s : sinks_) s->task_created(t); }
+  void begin(const RunInfo& i) override {
+    for (auto* s : sinks_) s->begin(i);
+  }
+  void task_created(const TaskInfo& t) override {
+    for (auto* s : sinks_) s->task_created(t);
+  }
   void affinity_changed(TaskId id, const CpuMask& m, Time t) override {
     for (auto* s : sinks_) s->affinity_changed(id, m, t);
   }
-  void event(const SchedEvent& e) override { for (auto* s : sinks_) s->event(e); }
-  void end(Time t) override { for (auto* s : sinks_) s->end(t); }
+  void event(const SchedEvent& e) override {
+    for (auto* s : sinks_) s->event(e);
+  }
+  void end(Time t) override {
+    for (auto* s : sinks_) s->end(t);
+  }
 
  private:
   std::vector<EventSink*> sinks_;

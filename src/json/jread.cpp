@@ -70,8 +70,8 @@ std::vector<int> JsonReader::int_list(const JValue& v, const std::string& key) c
   if (!v.is_array()) fail(key, "expected an array of integers, found " + v.type_name());
   std::vector<int> out;
   for (size_t i = 0; i < v.items.size(); ++i)
-    out.push_back(static_cast<int>(
-        integer_in(v.items[i], fmt::format("{}[{}]", key, i), 0, kMaxCpus - 1)));
+    out.push_back(
+        static_cast<int>(integer_in(v.items[i], fmt::format("{}[{}]", key, i), 0, kMaxCpus - 1)));
   return out;
 }
 

@@ -24,13 +24,20 @@ JValue* JValue::find(const std::string& key) {
 
 std::string JValue::type_name() const {
   switch (kind) {
-    case Kind::kNull: return "null";
-    case Kind::kBool: return "a boolean";
-    case Kind::kInt: return "an integer";
-    case Kind::kFloat: return "a number";
-    case Kind::kString: return "a string";
-    case Kind::kArray: return "an array";
-    case Kind::kObject: return "an object";
+    case Kind::kNull:
+      return "null";
+    case Kind::kBool:
+      return "a boolean";
+    case Kind::kInt:
+      return "an integer";
+    case Kind::kFloat:
+      return "a number";
+    case Kind::kString:
+      return "a string";
+    case Kind::kArray:
+      return "an array";
+    case Kind::kObject:
+      return "an object";
   }
   return "?";
 }
@@ -174,11 +181,21 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
 
 void dump_to(const JValue& v, std::string& out) {
   switch (v.kind) {
-    case JValue::Kind::kNull: out += "null"; break;
-    case JValue::Kind::kBool: out += v.boolean ? "true" : "false"; break;
-    case JValue::Kind::kInt: out += std::to_string(v.integer); break;
-    case JValue::Kind::kFloat: out += nlohmann::json(v.real).dump(); break;
-    case JValue::Kind::kString: out += nlohmann::json(v.string).dump(); break;
+    case JValue::Kind::kNull:
+      out += "null";
+      break;
+    case JValue::Kind::kBool:
+      out += v.boolean ? "true" : "false";
+      break;
+    case JValue::Kind::kInt:
+      out += std::to_string(v.integer);
+      break;
+    case JValue::Kind::kFloat:
+      out += nlohmann::json(v.real).dump();
+      break;
+    case JValue::Kind::kString:
+      out += nlohmann::json(v.string).dump();
+      break;
     case JValue::Kind::kArray:
       out += '[';
       for (size_t i = 0; i < v.items.size(); ++i) {
@@ -261,19 +278,20 @@ void set_json_pointer(JValue& root, const std::string& pointer, const std::strin
       }
     } else if (node->is_array()) {
       size_t index = 0;
-      const bool numeric = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+      const bool numeric =
+          !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
       if (token == "-") {
         node->items.emplace_back();
         child = &node->items.back();
       } else if (numeric && (index = std::stoul(token)) < node->items.size()) {
         child = &node->items[index];
       } else {
-        throw InputError(file, key, fmt::format("no element '{}' in an array of {}", token,
-                                                node->items.size()));
+        throw InputError(
+            file, key, fmt::format("no element '{}' in an array of {}", token, node->items.size()));
       }
     } else {
-      throw InputError(file, key, fmt::format("cannot descend into {} at '{}'", node->type_name(),
-                                              token));
+      throw InputError(file, key,
+                       fmt::format("cannot descend into {} at '{}'", node->type_name(), token));
     }
     if (last) {
       *child = std::move(value);

@@ -26,7 +26,7 @@ struct Machine {
   // rt-app's mem and iorun events write this many bytes per µs of work (4 GB/s, an
   // assumed memset bandwidth; machine files should set their own).
   int64_t memory_bytes_per_us = 4000;
-  std::vector<int> capacity;  // per CPU; 1024 = the reference CPU
+  std::vector<int> capacity;                     // per CPU; 1024 = the reference CPU
   std::vector<int> core_of, llc_of, package_of;  // topology ids per CPU
 
   Time tick_ns() const { return kNsPerSec / hz; }

@@ -33,7 +33,8 @@ void ParamValues::set(const std::string& name, const std::string& text, const st
     throw InputError(file, key, fmt::format("'{}' is not an integer", text));
   if (spec->is_bool && value != 0 && value != 1)
     throw InputError(file, key, fmt::format("'{}' is not 0 or 1", text));
-  if (!spec->is_bool && value < 0) throw InputError(file, key, fmt::format("negative value {}", value));
+  if (!spec->is_bool && value < 0)
+    throw InputError(file, key, fmt::format("negative value {}", value));
   values_[name] = value;
 }
 

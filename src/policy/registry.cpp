@@ -11,9 +11,9 @@ const std::vector<PolicyInfo>& policy_registry() {
   return registry;
 }
 
-std::unique_ptr<SchedClass> make_policy(const std::string& name,
-                                        const std::vector<std::pair<std::string, std::string>>& params,
-                                        const std::string& file) {
+std::unique_ptr<SchedClass> make_policy(
+    const std::string& name, const std::vector<std::pair<std::string, std::string>>& params,
+    const std::string& file) {
   for (const PolicyInfo& info : policy_registry()) {
     if (info.name != name) continue;
     ParamValues values(info.params);

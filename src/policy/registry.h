@@ -22,8 +22,8 @@ struct PolicyInfo {
 const std::vector<PolicyInfo>& policy_registry();
 
 // Builds a policy, applying `params` in order; unknown names throw InputError.
-std::unique_ptr<SchedClass> make_policy(const std::string& name,
-                                        const std::vector<std::pair<std::string, std::string>>& params,
-                                        const std::string& file);
+std::unique_ptr<SchedClass> make_policy(
+    const std::string& name, const std::vector<std::pair<std::string, std::string>>& params,
+    const std::string& file);
 
 }  // namespace schedlab

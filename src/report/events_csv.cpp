@@ -34,13 +34,16 @@ void EventsCsvWriter::event(const SchedEvent& e) {
     case EventType::kSwitch: {
       const auto s = static_cast<PrevState>(e.detail);
       if (e.task == kNoTask) break;
-      info = s == PrevState::kPreempted ? "prev_state=R"
-             : s == PrevState::kExited  ? "prev_state=X"
-                                        : fmt::format("prev_state=S:{}",
-                                                      block_reason_name(static_cast<BlockReason>(e.arg)));
+      info =
+          s == PrevState::kPreempted ? "prev_state=R"
+          : s == PrevState::kExited
+              ? "prev_state=X"
+              : fmt::format("prev_state=S:{}", block_reason_name(static_cast<BlockReason>(e.arg)));
       break;
     }
-    case EventType::kMigrate: info = fmt::format("dest_cpu={}", e.arg); break;
+    case EventType::kMigrate:
+      info = fmt::format("dest_cpu={}", e.arg);
+      break;
     case EventType::kBlock: {
       const auto reason = static_cast<BlockReason>(e.detail);
       const auto& names = info_.block_object_names[static_cast<size_t>(reason)];
@@ -48,14 +51,19 @@ void EventsCsvWriter::event(const SchedEvent& e) {
       if (e.arg >= 0 && static_cast<size_t>(e.arg) < names.size()) info += ":" + names[e.arg];
       break;
     }
-    case EventType::kMark: info = fmt::format("{}={}", info_.mark_names.at(e.arg), e.value); break;
-    default: break;
+    case EventType::kMark:
+      info = fmt::format("{}={}", info_.mark_names.at(e.arg), e.value);
+      break;
+    default:
+      break;
   }
   out_ << e.time << ',' << event_type_name(e.type) << ',' << e.cpu << ',' << e.task << ','
-       << name(e.task) << ',' << e.other << ',' << (e.other == kNoTask ? std::string() : name(e.other))
-       << ',' << csv_field(info) << '\n';
+       << name(e.task) << ',' << e.other << ','
+       << (e.other == kNoTask ? std::string() : name(e.other)) << ',' << csv_field(info) << '\n';
 }
 
-void EventsCsvWriter::end(Time) { out_.flush(); }
+void EventsCsvWriter::end(Time) {
+  out_.flush();
+}
 
 }  // namespace schedlab

@@ -42,10 +42,11 @@ std::string metrics_json(const Metrics& m) {
   ordered_json marks = ordered_json::object();
   for (const auto& [name, mk] : m.marks) {
     const double seconds = static_cast<double>(m.duration_ns) / 1e9;
-    marks[name] = ordered_json{{"count", mk.count},
-                               {"per_second", seconds > 0 ? static_cast<double>(mk.count) / seconds : 0.0},
-                               {"first_ns", mk.first_ns},
-                               {"last_ns", mk.last_ns}};
+    marks[name] =
+        ordered_json{{"count", mk.count},
+                     {"per_second", seconds > 0 ? static_cast<double>(mk.count) / seconds : 0.0},
+                     {"first_ns", mk.first_ns},
+                     {"last_ns", mk.last_ns}};
   }
   j["marks"] = marks;
   j["summary"] = ordered_json{{"context_switches", m.context_switches},

@@ -10,8 +10,12 @@ namespace {
 constexpr int kCpuPid = 1;
 constexpr int kTaskPid = 2;
 
-std::string json_string(const std::string& s) { return nlohmann::json(s).dump(); }
-std::string micros(Time ns) { return fmt::format("{}.{:03}", ns / 1000, ns % 1000); }
+std::string json_string(const std::string& s) {
+  return nlohmann::json(s).dump();
+}
+std::string micros(Time ns) {
+  return fmt::format("{}.{:03}", ns / 1000, ns % 1000);
+}
 
 }  // namespace
 
@@ -24,14 +28,17 @@ void PerfettoTraceWriter::begin(const RunInfo& info) {
   info_ = info;
   cpus_.assign(info.cpus, CpuSlice{});
   out_ << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
-  write(fmt::format(R"J({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"CPUs"}}}})J", kCpuPid));
-  write(fmt::format(R"J({{"name":"process_name","ph":"M","pid":{},"args":{{"name":{}}}}})J", kTaskPid,
-                    json_string("tasks under " + info.policy)));
+  write(fmt::format(R"J({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"CPUs"}}}})J",
+                    kCpuPid));
+  write(fmt::format(R"J({{"name":"process_name","ph":"M","pid":{},"args":{{"name":{}}}}})J",
+                    kTaskPid, json_string("tasks under " + info.policy)));
   for (int c = 0; c < info.cpus; ++c) {
-    write(fmt::format(R"J({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"CPU {}"}}}})J",
-                      kCpuPid, c, c));
-    write(fmt::format(R"J({{"name":"thread_sort_index","ph":"M","pid":{},"tid":{},"args":{{"sort_index":{}}}}})J",
-                      kCpuPid, c, c));
+    write(fmt::format(
+        R"J({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"CPU {}"}}}})J",
+        kCpuPid, c, c));
+    write(fmt::format(
+        R"J({{"name":"thread_sort_index","ph":"M","pid":{},"tid":{},"args":{{"sort_index":{}}}}})J",
+        kCpuPid, c, c));
   }
 }
 
@@ -48,8 +55,8 @@ void PerfettoTraceWriter::task_created(const TaskInfo& t) {
 void PerfettoTraceWriter::slice(int pid, int tid, const std::string& name, Time start, Time end,
                                 const std::string& args) {
   if (start < 0 || end <= start) return;  // start < 0: no open slice
-  write(fmt::format(R"J({{"name":{},"ph":"X","pid":{},"tid":{},"ts":{},"dur":{}{}}})J", json_string(name),
-                    pid, tid, micros(start), micros(end - start),
+  write(fmt::format(R"J({{"name":{},"ph":"X","pid":{},"tid":{},"ts":{},"dur":{}{}}})J",
+                    json_string(name), pid, tid, micros(start), micros(end - start),
                     args.empty() ? "" : ",\"args\":" + args));
 }
 
@@ -75,7 +82,8 @@ void PerfettoTraceWriter::event(const SchedEvent& e) {
       }
       if (e.other != kNoTask) {
         TaskSlice& n = tasks_[e.other];
-        if (n.runnable_since >= 0) slice(kTaskPid, e.other + 1, "runnable", n.runnable_since, e.time);
+        if (n.runnable_since >= 0)
+          slice(kTaskPid, e.other + 1, "runnable", n.runnable_since, e.time);
         n.runnable_since = -1;
         n.running_since = e.time;
       }
@@ -85,17 +93,20 @@ void PerfettoTraceWriter::event(const SchedEvent& e) {
     case EventType::kWakeupNew: {
       TaskSlice& t = tasks_[e.task];
       if (t.running_since < 0 && t.runnable_since < 0) t.runnable_since = e.time;
-      write(fmt::format(R"J({{"name":"{}","ph":"i","s":"t","pid":{},"tid":{},"ts":{},"args":{{"target_cpu":{}}}}})J",
-                        event_type_name(e.type), kTaskPid, e.task + 1, micros(e.time), e.cpu));
+      write(fmt::format(
+          R"J({{"name":"{}","ph":"i","s":"t","pid":{},"tid":{},"ts":{},"args":{{"target_cpu":{}}}}})J",
+          event_type_name(e.type), kTaskPid, e.task + 1, micros(e.time), e.cpu));
       break;
     }
     case EventType::kMark:
-      write(fmt::format(R"J({{"name":{},"ph":"i","s":"t","pid":{},"tid":{},"ts":{},"args":{{"count":{}}}}})J",
-                        json_string(info_.mark_names.at(e.arg)), kTaskPid, e.task + 1, micros(e.time), e.value));
+      write(fmt::format(
+          R"J({{"name":{},"ph":"i","s":"t","pid":{},"tid":{},"ts":{},"args":{{"count":{}}}}})J",
+          json_string(info_.mark_names.at(e.arg)), kTaskPid, e.task + 1, micros(e.time), e.value));
       break;
     case EventType::kMigrate:
-      write(fmt::format(R"J({{"name":"migrate","ph":"i","s":"t","pid":{},"tid":{},"ts":{},"args":{{"from":{},"to":{}}}}})J",
-                        kTaskPid, e.task + 1, micros(e.time), e.cpu, e.arg));
+      write(fmt::format(
+          R"J({{"name":"migrate","ph":"i","s":"t","pid":{},"tid":{},"ts":{},"args":{{"from":{},"to":{}}}}})J",
+          kTaskPid, e.task + 1, micros(e.time), e.cpu, e.arg));
       break;
     default:
       break;

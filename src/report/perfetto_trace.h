@@ -26,8 +26,13 @@ class PerfettoTraceWriter final : public EventSink {
              const std::string& args = "");
   void close_cpu(CpuId cpu, Time now);
 
-  struct CpuSlice { TaskId task = kNoTask; Time since = 0; };
-  struct TaskSlice { Time running_since = -1, runnable_since = -1; };
+  struct CpuSlice {
+    TaskId task = kNoTask;
+    Time since = 0;
+  };
+  struct TaskSlice {
+    Time running_since = -1, runnable_since = -1;
+  };
 
   std::ostream& out_;
   bool first_ = true;

@@ -4,7 +4,9 @@
 
 namespace schedlab {
 
-static double ms(Time ns) { return static_cast<double>(ns) / 1e6; }
+static double ms(Time ns) {
+  return static_cast<double>(ns) / 1e6;
+}
 
 std::string metrics_table(const Metrics& m) {
   std::string out = fmt::format("policy {}  seed {}  cpus {}  simulated {:.3f} s\n\n", m.policy,
@@ -13,11 +15,12 @@ std::string metrics_table(const Metrics& m) {
                      "tid", "cpu ms", "wait ms", "sleep ms", "vol", "invol", "migr", "lat p50 us",
                      "lat p99 us");
   for (const TaskMetrics& t : m.tasks)
-    out += fmt::format("{:<20} {:>5} {:>11.3f} {:>11.3f} {:>11.3f} {:>7} {:>7} {:>6} {:>10.1f} {:>10.1f}\n",
-                       t.name, t.tid, ms(t.cpu_time_ns), ms(t.wait_time_ns), ms(t.sleep_time_ns),
-                       t.switches_voluntary, t.switches_involuntary, t.migrations,
-                       static_cast<double>(t.wakeup_latency.percentile(0.5)) / 1e3,
-                       static_cast<double>(t.wakeup_latency.percentile(0.99)) / 1e3);
+    out += fmt::format(
+        "{:<20} {:>5} {:>11.3f} {:>11.3f} {:>11.3f} {:>7} {:>7} {:>6} {:>10.1f} {:>10.1f}\n",
+        t.name, t.tid, ms(t.cpu_time_ns), ms(t.wait_time_ns), ms(t.sleep_time_ns),
+        t.switches_voluntary, t.switches_involuntary, t.migrations,
+        static_cast<double>(t.wakeup_latency.percentile(0.5)) / 1e3,
+        static_cast<double>(t.wakeup_latency.percentile(0.99)) / 1e3);
   out += fmt::format("\n{:<5} {:>11} {:>11} {:>22}\n", "cpu", "busy ms", "idle ms",
                      "idle while runnable ms");
   for (const CpuMetrics& c : m.per_cpu)

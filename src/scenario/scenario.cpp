@@ -46,8 +46,8 @@ void read_scheduler(const JValue& v, const JsonReader& r, Scenario& s) {
   }
 }
 
-void check_cpus(const std::optional<std::vector<int>>& cpus, int machine_cpus,
-                const JsonReader& r, const std::string& key) {
+void check_cpus(const std::optional<std::vector<int>>& cpus, int machine_cpus, const JsonReader& r,
+                const std::string& key) {
   if (!cpus) return;
   if (cpus->empty()) r.fail(key, "an empty CPU list");
   for (int c : *cpus)
@@ -78,9 +78,9 @@ Scenario build(JValue root, const std::string& file, const std::string& base_dir
     } else if (k == "workload") {
       r.expect_object(v, "workload");
       const JValue* gen = v.find("generator");
-      r.fail("workload.generator",
-             gen && gen->is_string() ? "unknown generator '" + gen->string + "'"
-                                     : std::string("missing: name a workload generator"));
+      r.fail("workload.generator", gen && gen->is_string()
+                                       ? "unknown generator '" + gen->string + "'"
+                                       : std::string("missing: name a workload generator"));
     } else {
       r.fail(k, "unknown key (tasks, global, machine, scheduler, seed, workload)");
     }
@@ -101,8 +101,9 @@ Scenario build(JValue root, const std::string& file, const std::string& base_dir
   if (o.duration_s) {
     const double ns = *o.duration_s * 1e9;
     if (!(ns > 0) || ns > static_cast<double>(kMaxDurationNs))
-      throw InputError(file, "--duration", fmt::format("{} s is not a positive duration of at most {} s",
-                                                       *o.duration_s, kMaxDurationNs / kNsPerSec));
+      throw InputError(file, "--duration",
+                       fmt::format("{} s is not a positive duration of at most {} s", *o.duration_s,
+                                   kMaxDurationNs / kNsPerSec));
     s.duration_ns = static_cast<Time>(std::llround(ns));
   }
   s.raw = std::move(root);

@@ -6,8 +6,8 @@
 
 namespace schedlab {
 
-Engine::Engine(const Machine& machine, const Workload& workload,
-               std::unique_ptr<SchedClass> normal, EngineOptions options, EventSink& sink)
+Engine::Engine(const Machine& machine, const Workload& workload, std::unique_ptr<SchedClass> normal,
+               EngineOptions options, EventSink& sink)
     : machine_ref_(machine),
       workload_(workload),
       normal_(std::move(normal)),
@@ -56,9 +56,10 @@ EngineResult Engine::run() {
       case AgendaKind::kTaskStart: {
         --pending_starts_;
         const TaskSpec& spec = workload_.tasks[item.target];
-        create_task(item.target,
-                    spec.instances > 1 ? fmt::format("{}-{}", spec.name, item.generation) : spec.name,
-                    nullptr);
+        create_task(
+            item.target,
+            spec.instances > 1 ? fmt::format("{}-{}", spec.name, item.generation) : spec.name,
+            nullptr);
         break;
       }
       case AgendaKind::kTaskWake: {
@@ -214,8 +215,10 @@ void Engine::check_preempt_curr(CpuId cpu, Task& woken, const WakeInfo& how) {
   if (curr == &woken || !curr->runnable || cpus_[cpu].need_resched) return;
   account(cpu);
   const int woken_rank = class_rank(woken), curr_rank = class_rank(*curr);
-  if (woken_rank < curr_rank) resched(cpu);
-  else if (woken_rank == curr_rank) class_of(woken).check_preempt(cpu, *curr, woken, how);
+  if (woken_rank < curr_rank)
+    resched(cpu);
+  else if (woken_rank == curr_rank)
+    class_of(woken).check_preempt(cpu, *curr, woken, how);
 }
 
 void Engine::resched(CpuId cpu) {
@@ -235,7 +238,8 @@ void Engine::process_rescheds() {
 }
 
 void Engine::migrate_queued(Task& t, CpuId to) {
-  if (!t.queued || t.on_cpu) violation(fmt::format("migrate_queued of {}, which is not queued", t.name));
+  if (!t.queued || t.on_cpu)
+    violation(fmt::format("migrate_queued of {}, which is not queued", t.name));
   if (to < 0 || to >= machine_ref_.cpus || !t.allowed_on(to))
     violation(fmt::format("migration of {} to CPU {} outside its affinity", t.name, to));
   SchedClass& cls = class_of(t);
@@ -309,7 +313,8 @@ void Engine::requeue_with_new_attrs(CpuId cpu, Task& prev) {
   SchedClass& cls = class_of(prev);
   if (&cls != &old_class) cls.task_new(prev, nullptr);
   const WakeInfo how{WakeKind::kMigrate, cpu, false};
-  const CpuId target = prev.allowed_on(cpu) ? cpu : checked_cpu(prev, cls.select_cpu(prev, cpu, how));
+  const CpuId target =
+      prev.allowed_on(cpu) ? cpu : checked_cpu(prev, cls.select_cpu(prev, cpu, how));
   set_task_cpu(prev, target);
   cls.enqueue(target, prev, EnqueueKind::kRequeue);
   prev.queued = true;
@@ -321,8 +326,9 @@ void Engine::switch_to(CpuId cpu, Task* prev, Task* next) {
   ++c.burst_generation;  // whatever was due on this CPU is void now
   if (prev != next) {
     ++result_.switches;
-    SchedEvent e{now_, EventType::kSwitch, 0, cpu, prev ? prev->id : kNoTask,
-                 next ? next->id : kNoTask, 0, 0};
+    SchedEvent e{
+        now_, EventType::kSwitch, 0, cpu, prev ? prev->id : kNoTask, next ? next->id : kNoTask, 0,
+        0};
     if (prev) {
       const Exec& px = execs_[prev->id];
       const PrevState state = prev->runnable ? PrevState::kPreempted
@@ -341,7 +347,8 @@ void Engine::switch_to(CpuId cpu, Task* prev, Task* next) {
       next->on_cpu = true;
       c.overhead_left = machine_ref_.context_switch_ns;
       Exec& nx = execs_[next->id];
-      nx.stall_left += machine_ref_.migration_penalty(nx.last_cpu_ran, cpu, now_ - next->last_ran_ns);
+      nx.stall_left +=
+          machine_ref_.migration_penalty(nx.last_cpu_ran, cpu, now_ - next->last_ran_ns);
     } else {
       c.idle_since = now_;
       c.overhead_left = 0;
@@ -364,8 +371,10 @@ void Engine::switch_to(CpuId cpu, Task* prev, Task* next) {
       nx.spin_left = 0;
     }
   }
-  if (nx.burst == Burst::kNone) advance_program(cpu);
-  else arm_burst(cpu);
+  if (nx.burst == Burst::kNone)
+    advance_program(cpu);
+  else
+    arm_burst(cpu);
 }
 
 void Engine::account(CpuId cpu) {
@@ -404,9 +413,14 @@ void Engine::arm_burst(CpuId cpu) {
       end = base + static_cast<Time>((x.work_scaled + cap - 1) / cap);
       break;
     }
-    case Burst::kRuntime: end = std::max(base, x.runtime_end); break;
-    case Burst::kSpin: end = base + x.spin_left; break;
-    case Burst::kNone: break;
+    case Burst::kRuntime:
+      end = std::max(base, x.runtime_end);
+      break;
+    case Burst::kSpin:
+      end = base + x.spin_left;
+      break;
+    case Burst::kNone:
+      break;
   }
   agenda_.push(end, AgendaKind::kBurstEnd, cpu, ++c.burst_generation);
 }

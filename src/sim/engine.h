@@ -28,7 +28,7 @@ struct EngineOptions {
 };
 
 struct EngineResult {
-  Time end_ns = 0;        // when the run stopped
+  Time end_ns = 0;  // when the run stopped
   bool all_exited = false;
   uint64_t events = 0;    // events emitted to the sinks
   uint64_t switches = 0;  // context switches (changes of a CPU's current task)
@@ -94,7 +94,9 @@ class Engine final : public SchedContext {
   void exit_task(Task& t);
   void set_task_cpu(Task& t, CpuId cpu);
   void check_preempt_curr(CpuId cpu, Task& woken, const WakeInfo& how);
-  SchedClass& class_of(const Task& t) { return is_rt(t.policy) && !normal_->handles_rt() ? rt_ : *normal_; }
+  SchedClass& class_of(const Task& t) {
+    return is_rt(t.policy) && !normal_->handles_rt() ? rt_ : *normal_;
+  }
   int class_rank(const Task& t) const { return is_rt(t.policy) && !normal_->handles_rt() ? 0 : 1; }
 
   // the CPU side
@@ -159,7 +161,7 @@ class Engine final : public SchedContext {
   std::vector<int> fork_counts_;  // per task spec
   SyncObjects sync_;
   int live_tasks_ = 0;
-  Time steps_instant_ = -1;     // guards against programs that loop in zero time
+  Time steps_instant_ = -1;  // guards against programs that loop in zero time
   uint64_t steps_at_instant_ = 0;
   int pending_starts_ = 0;
   EngineResult result_;

@@ -8,15 +8,16 @@
 namespace schedlab {
 
 void Engine::violation(const std::string& what) const {
-  throw InvariantError(fmt::format("invariant broken at {} ns under '{}': {}", now_,
-                                   options_.policy_name, what));
+  throw InvariantError(
+      fmt::format("invariant broken at {} ns under '{}': {}", now_, options_.policy_name, what));
 }
 
 void Engine::check_pick(CpuId cpu, const Task* next) const {
   if (!next->runnable) violation(fmt::format("picked {}, which is not runnable", next->name));
   if (!next->queued) violation(fmt::format("picked {}, which was not queued", next->name));
   if (next->on_cpu && cpu_curr_[cpu] != next)
-    violation(fmt::format("picked {} on CPU {} while it runs on CPU {}", next->name, cpu, next->cpu));
+    violation(
+        fmt::format("picked {} on CPU {} while it runs on CPU {}", next->name, cpu, next->cpu));
 }
 
 // Every runnable task is either running on exactly one CPU or queued; no CPU runs a
@@ -25,13 +26,16 @@ void Engine::check_all_accounted() const {
   int running = 0;
   for (const Task& t : tasks_) {
     if (execs_[t.id].exited) {
-      if (t.on_cpu && cpu_curr_[t.cpu] != &t) violation(fmt::format("exited {} marked on a CPU", t.name));
+      if (t.on_cpu && cpu_curr_[t.cpu] != &t)
+        violation(fmt::format("exited {} marked on a CPU", t.name));
       continue;
     }
     if (t.on_cpu) {
       ++running;
-      if (cpu_curr_[t.cpu] != &t) violation(fmt::format("{} marked running on CPU {} but is not there", t.name, t.cpu));
-      if (!t.allowed_on(t.cpu)) violation(fmt::format("{} runs on CPU {} outside its affinity", t.name, t.cpu));
+      if (cpu_curr_[t.cpu] != &t)
+        violation(fmt::format("{} marked running on CPU {} but is not there", t.name, t.cpu));
+      if (!t.allowed_on(t.cpu))
+        violation(fmt::format("{} runs on CPU {} outside its affinity", t.name, t.cpu));
     } else if (t.runnable && !t.queued) {
       violation(fmt::format("runnable task {} is neither running nor queued (lost)", t.name));
     } else if (!t.runnable && t.queued) {

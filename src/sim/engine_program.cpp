@@ -33,8 +33,8 @@ void Engine::advance_program(CpuId cpu) {
     }
     if (++steps_at_instant_ > kMaxStepsPerInstant)
       throw WorkloadError(fmt::format(
-          "task {} makes no progress at {} ns: its program loops without consuming time",
-          t.name, now_));
+          "task {} makes no progress at {} ns: its program loops without consuming time", t.name,
+          now_));
     if (!next_step(cpu, t, x)) return;
     const Step& s = x.spec->phases[x.phase].steps[x.step];
     if (execute_step(cpu, t, x, s) == StepResult::kStop) return;
@@ -232,7 +232,8 @@ Engine::StepResult Engine::execute_step(CpuId cpu, Task& t, Exec& x, const Step&
                                            [&](const auto& w) { return w.second > c.value; });
       std::vector<std::pair<TaskId, int64_t>> woken(reached, c.waiters.end());
       c.waiters.erase(reached, c.waiters.end());
-      for (const auto& w : woken) wake(tasks_[w.first], WakeInfo{WakeKind::kWakeup, cpu, false}, t.id);
+      for (const auto& w : woken)
+        wake(tasks_[w.first], WakeInfo{WakeKind::kWakeup, cpu, false}, t.id);
       return StepResult::kContinue;
     }
     case Op::kWaitProgress: {
@@ -274,10 +275,11 @@ bool Engine::mutex_lock(Task& t, int32_t m) {
 void Engine::mutex_unlock(Task& t, int32_t m, const char* what) {
   MutexState& mutex = sync_.mutexes[m];
   if (mutex.owner != t.id)
-    throw WorkloadError(fmt::format(
-        "task {} does {} on mutex '{}', which it does not hold ({})", t.name, what,
-        workload_.mutexes.names[m],
-        mutex.owner == kNoTask ? std::string("it is free") : "held by " + tasks_[mutex.owner].name));
+    throw WorkloadError(fmt::format("task {} does {} on mutex '{}', which it does not hold ({})",
+                                    t.name, what, workload_.mutexes.names[m],
+                                    mutex.owner == kNoTask
+                                        ? std::string("it is free")
+                                        : "held by " + tasks_[mutex.owner].name));
   if (mutex.waiters.empty()) {
     mutex.owner = kNoTask;
     return;
@@ -314,8 +316,8 @@ void Engine::signal_one(int32_t condvar, const Task& waker) {
 void Engine::spin_unlock(Task& t, int32_t l) {
   SpinLockState& lock = sync_.spinlocks[l];
   if (lock.owner != t.id)
-    throw WorkloadError(fmt::format("task {} unlocks spinlock '{}', which it does not hold",
-                                    t.name, workload_.spinlocks.names[l]));
+    throw WorkloadError(fmt::format("task {} unlocks spinlock '{}', which it does not hold", t.name,
+                                    workload_.spinlocks.names[l]));
   lock.owner = kNoTask;
   // A spinner that is on a CPU right now sees the lock free first.
   for (auto it = lock.spinners.begin(); it != lock.spinners.end(); ++it) {
@@ -354,10 +356,10 @@ void Engine::spin_attempt_failed(CpuId cpu, Task& t, Exec& x) {
     return;
   }
   if (x.spin_sleeps >= cfg.max_sleeps)
-    throw WorkloadError(fmt::format(
-        "stuck spinlock: task {} slept {} times waiting for spinlock '{}' (held by {})", t.name,
-        x.spin_sleeps, workload_.spinlocks.names[s.object],
-        lock.owner == kNoTask ? std::string("nobody") : tasks_[lock.owner].name));
+    throw WorkloadError(
+        fmt::format("stuck spinlock: task {} slept {} times waiting for spinlock '{}' (held by {})",
+                    t.name, x.spin_sleeps, workload_.spinlocks.names[s.object],
+                    lock.owner == kNoTask ? std::string("nobody") : tasks_[lock.owner].name));
   ++x.spin_sleeps;
   if (x.spin_delay == 0) x.spin_delay = cfg.sleep_min_ns;
   const Time delay = x.spin_delay;

@@ -65,8 +65,10 @@ CpuId RtClass::select_cpu(Task& t, CpuId prev, const WakeInfo&) {
 
 void RtClass::push(RunQueue& rq, Task& t, bool at_head) {
   const int p = prio(t);
-  if (at_head) rq.level[p].push_front(&t);
-  else rq.level[p].push_back(&t);
+  if (at_head)
+    rq.level[p].push_front(&t);
+  else
+    rq.level[p].push_back(&t);
   rq.bitmap[p / 64] |= uint64_t{1} << (p % 64);
   ++rq.nr_queued;
   ++total_queued_;
@@ -81,7 +83,9 @@ void RtClass::remove(RunQueue& rq, Task& t) {
   --total_queued_;
 }
 
-void RtClass::enqueue(CpuId cpu, Task& t, EnqueueKind) { push(rqs_[cpu], t, false); }
+void RtClass::enqueue(CpuId cpu, Task& t, EnqueueKind) {
+  push(rqs_[cpu], t, false);
+}
 
 void RtClass::dequeue(CpuId cpu, Task& t, DequeueKind) {
   if (t.queued) remove(rqs_[cpu], t);

@@ -11,7 +11,8 @@ EngineResult simulate(const Scenario& scenario, EventSink& sink, const Simulatio
                       std::vector<std::string>* notes) {
   for (const TaskSpec& t : scenario.workload.tasks) {
     bool deadline = t.sched.policy == SchedPolicy::kDeadline;
-    for (const Phase& p : t.phases) deadline |= p.sched && p.sched->policy == SchedPolicy::kDeadline;
+    for (const Phase& p : t.phases)
+      deadline |= p.sched && p.sched->policy == SchedPolicy::kDeadline;
     if (deadline)
       throw InputError(scenario.file, "tasks." + t.name + ".policy",
                        "SCHED_DEADLINE is not simulated yet (the deadline class is still to come)");
@@ -25,10 +26,10 @@ EngineResult simulate(const Scenario& scenario, EventSink& sink, const Simulatio
   Engine engine(scenario.machine, scenario.workload, std::move(policy), eo, sink);
   EngineResult result = engine.run();
   if (notes && !scenario.duration_ns && !result.all_exited)
-    notes->push_back(fmt::format(
-        "no duration given and tasks still running: stopped at {} s of simulated time "
-        "(set global.duration or --duration)",
-        kDefaultRunLimitNs / kNsPerSec));
+    notes->push_back(
+        fmt::format("no duration given and tasks still running: stopped at {} s of simulated time "
+                    "(set global.duration or --duration)",
+                    kDefaultRunLimitNs / kNsPerSec));
   return result;
 }
 

@@ -4,12 +4,18 @@ namespace schedlab {
 
 const char* policy_name(SchedPolicy p) {
   switch (p) {
-    case SchedPolicy::kOther: return "SCHED_OTHER";
-    case SchedPolicy::kBatch: return "SCHED_BATCH";
-    case SchedPolicy::kIdle: return "SCHED_IDLE";
-    case SchedPolicy::kFifo: return "SCHED_FIFO";
-    case SchedPolicy::kRR: return "SCHED_RR";
-    case SchedPolicy::kDeadline: return "SCHED_DEADLINE";
+    case SchedPolicy::kOther:
+      return "SCHED_OTHER";
+    case SchedPolicy::kBatch:
+      return "SCHED_BATCH";
+    case SchedPolicy::kIdle:
+      return "SCHED_IDLE";
+    case SchedPolicy::kFifo:
+      return "SCHED_FIFO";
+    case SchedPolicy::kRR:
+      return "SCHED_RR";
+    case SchedPolicy::kDeadline:
+      return "SCHED_DEADLINE";
   }
   return "?";
 }

@@ -35,7 +35,9 @@ inline CpuMask all_cpus(int ncpus) {
 // The scheduling policies of sched_setscheduler(2).
 enum class SchedPolicy : uint8_t { kOther, kBatch, kIdle, kFifo, kRR, kDeadline };
 
-inline bool is_rt(SchedPolicy p) { return p == SchedPolicy::kFifo || p == SchedPolicy::kRR; }
+inline bool is_rt(SchedPolicy p) {
+  return p == SchedPolicy::kFifo || p == SchedPolicy::kRR;
+}
 inline bool is_normal(SchedPolicy p) {
   return p == SchedPolicy::kOther || p == SchedPolicy::kBatch || p == SchedPolicy::kIdle;
 }

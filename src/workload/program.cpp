@@ -4,28 +4,50 @@ namespace schedlab {
 
 const char* op_name(Op op) {
   switch (op) {
-    case Op::kRun: return "run";
-    case Op::kRuntime: return "runtime";
-    case Op::kSleep: return "sleep";
-    case Op::kTimer: return "timer";
-    case Op::kLock: return "lock";
-    case Op::kUnlock: return "unlock";
-    case Op::kWait: return "wait";
-    case Op::kSignal: return "signal";
-    case Op::kBroadcast: return "broad";
-    case Op::kSync: return "sync";
-    case Op::kBarrier: return "barrier";
-    case Op::kSuspend: return "suspend";
-    case Op::kResume: return "resume";
-    case Op::kYield: return "yield";
-    case Op::kFork: return "fork";
-    case Op::kMem: return "mem";
-    case Op::kIoRun: return "iorun";
-    case Op::kSpinLock: return "spin_lock";
-    case Op::kSpinUnlock: return "spin_unlock";
-    case Op::kAdvance: return "advance";
-    case Op::kWaitProgress: return "wait_progress";
-    case Op::kMark: return "mark";
+    case Op::kRun:
+      return "run";
+    case Op::kRuntime:
+      return "runtime";
+    case Op::kSleep:
+      return "sleep";
+    case Op::kTimer:
+      return "timer";
+    case Op::kLock:
+      return "lock";
+    case Op::kUnlock:
+      return "unlock";
+    case Op::kWait:
+      return "wait";
+    case Op::kSignal:
+      return "signal";
+    case Op::kBroadcast:
+      return "broad";
+    case Op::kSync:
+      return "sync";
+    case Op::kBarrier:
+      return "barrier";
+    case Op::kSuspend:
+      return "suspend";
+    case Op::kResume:
+      return "resume";
+    case Op::kYield:
+      return "yield";
+    case Op::kFork:
+      return "fork";
+    case Op::kMem:
+      return "mem";
+    case Op::kIoRun:
+      return "iorun";
+    case Op::kSpinLock:
+      return "spin_lock";
+    case Op::kSpinUnlock:
+      return "spin_unlock";
+    case Op::kAdvance:
+      return "advance";
+    case Op::kWaitProgress:
+      return "wait_progress";
+    case Op::kMark:
+      return "mark";
   }
   return "?";
 }

@@ -12,24 +12,24 @@
 namespace schedlab {
 
 enum class Op : uint8_t {
-  kRun,           // fixed work in ns at capacity 1024: a slower CPU stretches it
-  kRuntime,       // busy until this much wall-clock time has passed since the step began
-  kSleep,         // relative sleep
-  kTimer,         // rt-app timer: sleep until the timer's next period boundary
-  kLock,          // blocking mutex
+  kRun,      // fixed work in ns at capacity 1024: a slower CPU stretches it
+  kRuntime,  // busy until this much wall-clock time has passed since the step began
+  kSleep,    // relative sleep
+  kTimer,    // rt-app timer: sleep until the timer's next period boundary
+  kLock,     // blocking mutex
   kUnlock,
-  kWait,          // condvar wait, releasing and retaking `mutex`
-  kSignal,        // wake one condvar waiter
-  kBroadcast,     // wake every condvar waiter
-  kSync,          // signal, then wait (rt-app "sync")
-  kBarrier,       // all tasks naming the barrier meet
-  kSuspend,       // wait on a named queue until a resume (a resume with no waiter is lost)
-  kResume,        // wake every task suspended on the named queue
-  kYield,         // sched_yield()
-  kFork,          // start a new instance of a named task
-  kMem,           // write `amount` bytes of memory (CPU work at the machine's bandwidth)
-  kIoRun,         // write `amount` bytes to a device (modelled like kMem)
-  kSpinLock,      // userland spinlock: spin, then yield/sleep/block as configured
+  kWait,       // condvar wait, releasing and retaking `mutex`
+  kSignal,     // wake one condvar waiter
+  kBroadcast,  // wake every condvar waiter
+  kSync,       // signal, then wait (rt-app "sync")
+  kBarrier,    // all tasks naming the barrier meet
+  kSuspend,    // wait on a named queue until a resume (a resume with no waiter is lost)
+  kResume,     // wake every task suspended on the named queue
+  kYield,      // sched_yield()
+  kFork,       // start a new instance of a named task
+  kMem,        // write `amount` bytes of memory (CPU work at the machine's bandwidth)
+  kIoRun,      // write `amount` bytes to a device (modelled like kMem)
+  kSpinLock,   // userland spinlock: spin, then yield/sleep/block as configured
   kSpinUnlock,
   kAdvance,       // add `amount` to a progress counter
   kWaitProgress,  // block until a progress counter reaches `amount`
@@ -40,10 +40,10 @@ const char* op_name(Op op);
 
 struct Step {
   Op op = Op::kRun;
-  Time duration_ns = 0;  // run, runtime, sleep; timer period
-  int64_t amount = 0;    // bytes (mem, iorun), counter delta or target, mark count
-  int32_t object = -1;   // index into the workload's table for this kind of object
-  int32_t mutex = -1;    // the mutex of wait and sync
+  Time duration_ns = 0;   // run, runtime, sleep; timer period
+  int64_t amount = 0;     // bytes (mem, iorun), counter delta or target, mark count
+  int32_t object = -1;    // index into the workload's table for this kind of object
+  int32_t mutex = -1;     // the mutex of wait and sync
   bool absolute = false;  // timer mode
 };
 
@@ -102,10 +102,9 @@ struct NameTable {
 struct Workload {
   std::vector<TaskSpec> tasks;
   NameTable mutexes, condvars, barriers, suspend_queues, counters, marks, timers, spinlocks;
-  std::vector<bool> timer_unique;          // per timer: one per task instance ("unique…" refs)
-  std::vector<int> barrier_users;          // per barrier: task instances that use it
+  std::vector<bool> timer_unique;            // per timer: one per task instance ("unique…" refs)
+  std::vector<int> barrier_users;            // per barrier: task instances that use it
   std::vector<SpinLockConfig> spin_configs;  // per spinlock
-
 };
 
 }  // namespace schedlab

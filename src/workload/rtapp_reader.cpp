@@ -44,8 +44,8 @@ std::optional<Op> event_of_key(const std::string& key) {
 // Global keys rt-app v1.0 reads; the ones that only matter to a real run are accepted
 // and ignored by the simulator. "frag" is the legacy AQuoSA key of the mp3/video examples.
 const std::set<std::string> kGlobalKeys = {
-    "duration", "calibration", "default_policy", "pi_enabled",     "lock_pages",
-    "logdir",   "log_basename", "log_size",      "ftrace",         "gnuplot",
+    "duration",  "calibration",     "default_policy",   "pi_enabled", "lock_pages",
+    "logdir",    "log_basename",    "log_size",         "ftrace",     "gnuplot",
     "io_device", "mem_buffer_size", "cumulative_slack", "frag"};
 
 // rt-app's priority for RT threads that name none (rt-app_args.h DEFAULT_THREAD_PRIORITY).
@@ -113,12 +113,18 @@ class RtAppParser {
     std::string prefix;
 
     bool take(const std::string& k, const JValue& v) {
-      if (k == "policy") policy = &v;
-      else if (k == "priority") priority = &v;
-      else if (k == "dl-runtime") dl_runtime = &v;
-      else if (k == "dl-period") dl_period = &v;
-      else if (k == "dl-deadline") dl_deadline = &v;
-      else return false;
+      if (k == "policy")
+        policy = &v;
+      else if (k == "priority")
+        priority = &v;
+      else if (k == "dl-runtime")
+        dl_runtime = &v;
+      else if (k == "dl-period")
+        dl_period = &v;
+      else if (k == "dl-deadline")
+        dl_deadline = &v;
+      else
+        return false;
       return true;
     }
     bool any() const { return policy || priority || dl_runtime || dl_period || dl_deadline; }
@@ -134,15 +140,19 @@ class RtAppParser {
       // For SCHED_OTHER/BATCH/IDLE rt-app's "priority" is the nice value.
       s.nice = static_cast<int>(r_.integer_in(*keys.priority, pkey, -20, 19));
     }
-    if (keys.dl_runtime) s.dl_runtime_ns = r_.duration(*keys.dl_runtime, keys.prefix + "dl-runtime", kNsPerUs);
-    if (keys.dl_period) s.dl_period_ns = r_.duration(*keys.dl_period, keys.prefix + "dl-period", kNsPerUs);
+    if (keys.dl_runtime)
+      s.dl_runtime_ns = r_.duration(*keys.dl_runtime, keys.prefix + "dl-runtime", kNsPerUs);
+    if (keys.dl_period)
+      s.dl_period_ns = r_.duration(*keys.dl_period, keys.prefix + "dl-period", kNsPerUs);
     if (keys.dl_deadline)
       s.dl_deadline_ns = r_.duration(*keys.dl_deadline, keys.prefix + "dl-deadline", kNsPerUs);
     if (s.policy == SchedPolicy::kDeadline) {
-      if (s.dl_runtime_ns <= 0) r_.fail(keys.prefix + "dl-runtime", "SCHED_DEADLINE needs a positive dl-runtime");
+      if (s.dl_runtime_ns <= 0)
+        r_.fail(keys.prefix + "dl-runtime", "SCHED_DEADLINE needs a positive dl-runtime");
       if (s.dl_period_ns <= 0) s.dl_period_ns = s.dl_deadline_ns;
       if (s.dl_deadline_ns <= 0) s.dl_deadline_ns = s.dl_period_ns;
-      if (s.dl_period_ns <= 0) r_.fail(keys.prefix + "dl-period", "SCHED_DEADLINE needs dl-period or dl-deadline");
+      if (s.dl_period_ns <= 0)
+        r_.fail(keys.prefix + "dl-period", "SCHED_DEADLINE needs dl-period or dl-deadline");
       if (!(s.dl_runtime_ns <= s.dl_deadline_ns && s.dl_deadline_ns <= s.dl_period_ns))
         r_.fail(keys.prefix + "dl-runtime", "needs dl-runtime <= dl-deadline <= dl-period");
     }
@@ -187,8 +197,8 @@ class RtAppParser {
       r_.expect_object(*phases, key + ".phases");
       if (phases->members.empty()) r_.fail(key + ".phases", "no phase defined");
       for (const auto& [pname, pv] : phases->members)
-        task.phases.push_back(read_phase(pname, pv, key + ".phases." + pname, index,
-                                         task.phases.size(), task.sched));
+        task.phases.push_back(
+            read_phase(pname, pv, key + ".phases." + pname, index, task.phases.size(), task.sched));
     } else {
       if (direct.steps.empty()) r_.fail(key, "the task has no events");
       task.phases.push_back(std::move(direct));
@@ -324,18 +334,26 @@ class RtAppParser {
       r_.expect_object(v, key);
       for (const auto& [k, val] : v.members) {
         const std::string kk = key + "." + k;
-        if (k == "ref") name = r_.string(val, kk);
-        else if (k == "spin_ns") c.spin_ns = r_.duration(val, kk, 1);
-        else if (k == "yield_rounds") c.yield_rounds = static_cast<int>(r_.integer_in(val, kk, 0, 1000000));
+        if (k == "ref")
+          name = r_.string(val, kk);
+        else if (k == "spin_ns")
+          c.spin_ns = r_.duration(val, kk, 1);
+        else if (k == "yield_rounds")
+          c.yield_rounds = static_cast<int>(r_.integer_in(val, kk, 0, 1000000));
         else if (k == "fallback") {
           const std::string f = r_.string(val, kk);
           if (f != "sleep" && f != "block") r_.fail(kk, "expected \"sleep\" or \"block\"");
           c.fallback = f == "sleep" ? SpinFallback::kSleep : SpinFallback::kBlock;
-        } else if (k == "sleep_min_ns") c.sleep_min_ns = r_.duration(val, kk, 1);
-        else if (k == "sleep_max_ns") c.sleep_max_ns = r_.duration(val, kk, 1);
-        else if (k == "growth_max_percent") c.growth_max_percent = static_cast<int>(r_.integer_in(val, kk, 0, 1000));
-        else if (k == "max_sleeps") c.max_sleeps = static_cast<int>(r_.integer_in(val, kk, 1, 1000000000));
-        else r_.fail(kk, "unknown key");
+        } else if (k == "sleep_min_ns")
+          c.sleep_min_ns = r_.duration(val, kk, 1);
+        else if (k == "sleep_max_ns")
+          c.sleep_max_ns = r_.duration(val, kk, 1);
+        else if (k == "growth_max_percent")
+          c.growth_max_percent = static_cast<int>(r_.integer_in(val, kk, 0, 1000));
+        else if (k == "max_sleeps")
+          c.max_sleeps = static_cast<int>(r_.integer_in(val, kk, 1, 1000000000));
+        else
+          r_.fail(kk, "unknown key");
       }
       if (name.empty()) r_.fail(key + ".ref", "missing");
       if (c.fallback == SpinFallback::kSleep && c.sleep_min_ns <= 0)
