@@ -325,7 +325,6 @@ void Engine::switch_to(CpuId cpu, Task* prev, Task* next) {
   Cpu& c = cpus_[cpu];
   ++c.burst_generation;  // whatever was due on this CPU is void now
   if (prev != next) {
-    ++result_.switches;
     SchedEvent e{
         now_, EventType::kSwitch, 0, cpu, prev ? prev->id : kNoTask, next ? next->id : kNoTask, 0,
         0};

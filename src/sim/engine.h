@@ -30,8 +30,6 @@ struct EngineOptions {
 struct EngineResult {
   Time end_ns = 0;  // when the run stopped
   bool all_exited = false;
-  uint64_t events = 0;    // events emitted to the sinks
-  uint64_t switches = 0;  // context switches (changes of a CPU's current task)
 };
 
 class Engine final : public SchedContext {
@@ -115,8 +113,8 @@ class Engine final : public SchedContext {
   void advance_program(CpuId cpu);
   enum class StepResult { kContinue, kBurst, kStop };
   StepResult execute_step(CpuId cpu, Task& t, Exec& x, const Step& s);
-  bool next_step(CpuId cpu, Task& t, Exec& x);  // false: the task stopped (exit or requeue)
-  bool enter_phase(Task& t, Exec& x);           // false: attributes change first
+  bool next_step(Task& t, Exec& x);    // false: the task stopped (exit or requeue)
+  bool enter_phase(Task& t, Exec& x);  // false: attributes change first
   // The affinity and scheduling settings a task has during a phase (rt-app: the
   // phase's own, else the task's; no "cpus" anywhere means every CPU).
   std::pair<CpuMask, SchedSettings> phase_attributes(const TaskSpec& spec, const Phase& p) const;
@@ -130,7 +128,6 @@ class Engine final : public SchedContext {
   void mutex_unlock(Task& t, int32_t m, const char* what);
   void spin_unlock(Task& t, int32_t lock);
   void sleep_until(Task& t, Time when, BlockReason reason);
-  void emit_mark(Task& t, int32_t mark, int64_t count);
   [[noreturn]] void deadlock();
   std::string describe_wait(const Task& t) const;
 
@@ -140,10 +137,7 @@ class Engine final : public SchedContext {
   void check_conservation(Time end) const;
   [[noreturn]] void violation(const std::string& what) const;
 
-  void emit(const SchedEvent& e) {
-    ++result_.events;
-    sink_.event(e);
-  }
+  void emit(const SchedEvent& e) { sink_.event(e); }
   TaskInfo info_of(const Task& t) const;
 
   const Machine& machine_ref_;

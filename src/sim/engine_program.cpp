@@ -35,14 +35,14 @@ void Engine::advance_program(CpuId cpu) {
       throw WorkloadError(fmt::format(
           "task {} makes no progress at {} ns: its program loops without consuming time", t.name,
           now_));
-    if (!next_step(cpu, t, x)) return;
+    if (!next_step(t, x)) return;
     const Step& s = x.spec->phases[x.phase].steps[x.step];
     if (execute_step(cpu, t, x, s) == StepResult::kStop) return;
   }
 }
 
 // Moves past the end of a phase iteration, a phase and the task's loop as needed.
-bool Engine::next_step(CpuId, Task& t, Exec& x) {
+bool Engine::next_step(Task& t, Exec& x) {
   const TaskSpec& spec = *x.spec;
   if (x.step == spec.phases[x.phase].steps.size()) {
     x.step = 0;
