@@ -24,17 +24,14 @@ class RoundRobin final : public SchedClass {
   }
 
   CpuId select_cpu(Task& t, CpuId prev, const WakeInfo&) override {
-    if (prev != kNoCpu && t.allowed_on(prev) && ctx_->idle(prev)) return prev;
-    const int n = ctx_->cpus();
-    const CpuId start = prev == kNoCpu ? 0 : prev;
-    for (int i = 1; i <= n; ++i) {
-      const CpuId c = (start + i) % n;
-      if (t.allowed_on(c) && ctx_->idle(c)) return c;
+    const CpuMask idle = t.allowed & ctx_->idle_cpus();
+    if (prev != kNoCpu && idle.test(static_cast<size_t>(prev))) return prev;
+    if (idle.any()) {  // the first idle allowed CPU after prev, wrapping around
+      const size_t after = idle._Find_next(prev == kNoCpu ? 0 : static_cast<size_t>(prev));
+      return static_cast<CpuId>(after < idle.size() ? after : idle._Find_first());
     }
     if (prev != kNoCpu && t.allowed_on(prev)) return prev;
-    for (CpuId c = 0; c < n; ++c)
-      if (t.allowed_on(c)) return c;
-    return prev;
+    return static_cast<CpuId>(t.allowed._Find_first());
   }
 
   void enqueue(CpuId, Task& t, EnqueueKind) override { queue_.push_back(&t); }
@@ -77,6 +74,11 @@ class RoundRobin final : public SchedClass {
     if (!has_work_for(cpu)) return;
     to_tail_[curr.id] = 1;
     ctx_->resched(cpu);
+  }
+
+  // Nothing happens at a tick before the slice ends, so the ticks before it are skipped.
+  Time next_tick_wanted(CpuId, const Task& curr) const override {
+    return ctx_->now() + slice_ns_ - (curr.sum_exec_ns - picked_at_[curr.id]);
   }
 
   void yield(CpuId cpu) override {

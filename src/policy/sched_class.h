@@ -59,7 +59,8 @@ class SchedContext {
   // The CPU's current task, or nullptr when it idles.
   Task* curr(CpuId cpu) const { return cpu_curr_[cpu]; }
   // Idle and not already asked to pick a task.
-  bool idle(CpuId cpu) const { return cpu_curr_[cpu] == nullptr && !cpu_kicked_[cpu]; }
+  bool idle(CpuId cpu) const { return idle_cpus_.test(static_cast<size_t>(cpu)); }
+  const CpuMask& idle_cpus() const { return idle_cpus_; }
   Rng& rng() { return *rng_; }
   // Ask the CPU to call schedule() at the next preemption point (now).
   virtual void resched(CpuId cpu) = 0;
@@ -71,7 +72,7 @@ class SchedContext {
   Time tick_ns_ = 0;
   const Machine* machine_ = nullptr;
   std::vector<Task*> cpu_curr_;
-  std::vector<char> cpu_kicked_;
+  CpuMask idle_cpus_;  // no current task and no pending schedule()
   Rng* rng_ = nullptr;
 };
 
@@ -94,6 +95,10 @@ class SchedClass {
   virtual Task* pick_next(CpuId cpu) = 0;
   virtual void put_prev(CpuId cpu, Task& prev) = 0;
   virtual void task_tick(CpuId cpu, Task& curr) = 0;
+  // The earliest time a tick on cpu could matter to this class while `curr` runs there.
+  // The engine skips the jiffies before it (as a tickless kernel would); a class that
+  // looks at every tick (load averages, balancing) keeps the default, now.
+  virtual Time next_tick_wanted(CpuId, const Task&) const { return ctx_->now(); }
   virtual void yield(CpuId) {}
   // Before picking on cpu (RT pull).
   virtual void balance(CpuId) {}

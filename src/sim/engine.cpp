@@ -19,9 +19,21 @@ Engine::Engine(const Machine& machine, const Workload& workload, std::unique_ptr
   tick_ns_ = machine.tick_ns();
   rng_ = &rng_storage_;
   cpu_curr_.assign(machine.cpus, nullptr);
-  cpu_kicked_.assign(machine.cpus, 0);
+  idle_cpus_ = all_cpus(machine.cpus);
   cpus_.resize(machine.cpus);
   fork_counts_.assign(workload.tasks.size(), 0);
+  for (const TaskSpec& spec : workload.tasks) {
+    auto& attrs = phase_attrs_.emplace_back();
+    for (const Phase& p : spec.phases) {
+      const auto& cpus = p.cpus ? p.cpus : spec.cpus;
+      CpuMask mask = all_cpus(machine.cpus);
+      if (cpus) {
+        mask.reset();
+        for (int c : *cpus) mask.set(static_cast<size_t>(c));
+      }
+      attrs.emplace_back(mask, p.sched.value_or(spec.sched));
+    }
+  }
   rt_.attach(*this);
   normal_->attach(*this);
 }
@@ -111,17 +123,6 @@ void Engine::start_static_tasks() {
   }
 }
 
-std::pair<CpuMask, SchedSettings> Engine::phase_attributes(const TaskSpec& spec,
-                                                           const Phase& p) const {
-  const auto& cpus = p.cpus ? p.cpus : spec.cpus;
-  CpuMask mask = all_cpus(machine_ref_.cpus);
-  if (cpus) {
-    mask.reset();
-    for (int c : *cpus) mask.set(static_cast<size_t>(c));
-  }
-  return {mask, p.sched.value_or(spec.sched)};
-}
-
 CpuId Engine::checked_cpu(const Task& t, CpuId cpu) const {
   if (cpu < 0 || cpu >= machine_ref_.cpus || !t.allowed_on(cpu))
     violation(fmt::format("select_cpu placed {} on CPU {} outside its affinity", t.name, cpu));
@@ -130,7 +131,7 @@ CpuId Engine::checked_cpu(const Task& t, CpuId cpu) const {
 
 Task& Engine::create_task(int spec_index, const std::string& name, Task* parent) {
   const TaskSpec& spec = workload_.tasks[spec_index];
-  const auto [allowed, s] = phase_attributes(spec, spec.phases.front());
+  const auto [allowed, s] = phase_attributes(spec, 0);
   Task& t = tasks_.emplace_back();
   Exec& x = execs_.emplace_back();
   t.id = static_cast<TaskId>(tasks_.size() - 1);
@@ -225,7 +226,7 @@ void Engine::resched(CpuId cpu) {
   Cpu& c = cpus_[cpu];
   if (c.need_resched) return;
   c.need_resched = true;
-  if (!cpu_curr_[cpu]) cpu_kicked_[cpu] = 1;
+  idle_cpus_.reset(static_cast<size_t>(cpu));
   pending_rescheds_.push_back(cpu);
 }
 
@@ -255,7 +256,6 @@ void Engine::migrate_queued(Task& t, CpuId to) {
 void Engine::schedule(CpuId cpu) {
   Cpu& c = cpus_[cpu];
   c.need_resched = false;
-  cpu_kicked_[cpu] = 0;
   Task* prev = cpu_curr_[cpu];
   if (prev) {
     account(cpu);
@@ -354,6 +354,7 @@ void Engine::switch_to(CpuId cpu, Task* prev, Task* next) {
     }
   }
   cpu_curr_[cpu] = next;
+  idle_cpus_.set(static_cast<size_t>(cpu), next == nullptr);
   c.seg_start = now_;
   if (!next) {
     c.tick_armed = false;
@@ -426,9 +427,14 @@ void Engine::arm_burst(CpuId cpu) {
 
 void Engine::arm_tick(CpuId cpu) {
   Cpu& c = cpus_[cpu];
-  if (c.tick_armed) return;
+  // Ticks fall on the global jiffy grid: the first jiffy after now, or the first at or
+  // after the time the class wants one.
+  const Time wanted = class_of(*cpu_curr_[cpu]).next_tick_wanted(cpu, *cpu_curr_[cpu]);
+  const Time next_jiffy = (now_ / tick_ns_ + 1) * tick_ns_;
+  const Time next = std::max(next_jiffy, (wanted + tick_ns_ - 1) / tick_ns_ * tick_ns_);
+  if (c.tick_armed && c.tick_at <= next) return;
   c.tick_armed = true;
-  const Time next = (now_ / tick_ns_ + 1) * tick_ns_;  // ticks fall on the global jiffy grid
+  c.tick_at = next;
   agenda_.push(next, AgendaKind::kTick, cpu, ++c.tick_generation);
 }
 

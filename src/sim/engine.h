@@ -81,6 +81,7 @@ class Engine final : public SchedContext {
     uint64_t burst_generation = 0;
     uint64_t tick_generation = 0;
     bool tick_armed = false;
+    Time tick_at = 0;  // when the armed tick fires
     bool need_resched = false;
   };
 
@@ -117,7 +118,12 @@ class Engine final : public SchedContext {
   bool enter_phase(Task& t, Exec& x);  // false: attributes change first
   // The affinity and scheduling settings a task has during a phase (rt-app: the
   // phase's own, else the task's; no "cpus" anywhere means every CPU).
-  std::pair<CpuMask, SchedSettings> phase_attributes(const TaskSpec& spec, const Phase& p) const;
+  // The affinity and scheduling settings a phase applies, computed once per phase.
+  const std::pair<CpuMask, SchedSettings>& phase_attributes(const TaskSpec& spec,
+                                                            size_t phase) const {
+    return phase_attrs_[static_cast<size_t>(&spec - workload_.tasks.data())][phase];
+  }
+  std::vector<std::vector<std::pair<CpuMask, SchedSettings>>> phase_attrs_;
   // A CPU chosen by select_cpu, checked against the machine and the task's affinity.
   CpuId checked_cpu(const Task& t, CpuId cpu) const;
   void start_work(Exec& x, Burst kind, Time amount);

@@ -1,6 +1,7 @@
-// The engine's agenda: a binary heap ordered by (time, insertion order), so that events
-// due at the same instant run in the order they were scheduled. Stale entries are
-// recognised by a generation number and skipped.
+// The engine's agenda: a binary heap ordered by time. Events due at the same instant run
+// in the order they were scheduled, except ticks: they come after everything else due at
+// that instant, in CPU order, so a tick sees the work that ended on it whenever it was
+// armed. Stale entries are recognised by a generation number and skipped.
 #pragma once
 
 #include <queue>
@@ -33,7 +34,11 @@ class Agenda {
  private:
   struct Later {
     bool operator()(const AgendaItem& a, const AgendaItem& b) const {
-      return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+      if (a.time != b.time) return a.time > b.time;
+      const bool a_tick = a.kind == AgendaKind::kTick, b_tick = b.kind == AgendaKind::kTick;
+      if (a_tick != b_tick) return a_tick;
+      if (a_tick && a.target != b.target) return a.target > b.target;
+      return a.seq > b.seq;
     }
   };
   std::priority_queue<AgendaItem, std::vector<AgendaItem>, Later> heap_;
