@@ -5,9 +5,12 @@
 namespace schedlab {
 
 PolicyInfo rr_policy_info();
+PolicyInfo cfs_2631_policy_info();
+PolicyInfo cfs_2632_policy_info();
 
 const std::vector<PolicyInfo>& policy_registry() {
-  static const std::vector<PolicyInfo> registry = {rr_policy_info()};
+  static const std::vector<PolicyInfo> registry = {rr_policy_info(), cfs_2631_policy_info(),
+                                                   cfs_2632_policy_info()};
   return registry;
 }
 
@@ -18,7 +21,12 @@ std::unique_ptr<SchedClass> make_policy(
     if (info.name != name) continue;
     ParamValues values(info.params);
     for (const auto& [k, v] : params) values.set(k, v, file, name);
-    return info.make(values);
+    try {
+      return info.make(values);
+    } catch (const InputError& e) {  // a policy checks combinations; name the file here
+      if (!e.file().empty()) throw;
+      throw InputError(file, e.key(), e.reason());
+    }
   }
   std::string known;
   for (const PolicyInfo& info : policy_registry()) known += (known.empty() ? "" : ", ") + info.name;

@@ -43,6 +43,7 @@ struct WakeInfo {
   WakeKind kind = WakeKind::kWakeup;
   CpuId waker_cpu = kNoCpu;  // where the waker runs (the parent for a fork)
   bool sync = false;         // the waker is about to sleep
+  TaskId waker = kNoTask;    // the waking task; kNoTask from interrupt context (timers)
 };
 
 enum class EnqueueKind : uint8_t { kNew, kWakeup, kMigrate, kRequeue };
@@ -64,6 +65,8 @@ class SchedContext {
   Rng& rng() { return *rng_; }
   // Ask the CPU to call schedule() at the next preemption point (now).
   virtual void resched(CpuId cpu) = 0;
+  // A schedule() is already pending on the CPU (the kernel's TIF_NEED_RESCHED).
+  virtual bool resched_pending(CpuId cpu) const = 0;
   // Move a queued task to another CPU's run queue (load balancing, RT push/pull).
   virtual void migrate_queued(Task& t, CpuId to) = 0;
 
@@ -100,7 +103,8 @@ class SchedClass {
   // looks at every tick (load averages, balancing) keeps the default, now.
   virtual Time next_tick_wanted(CpuId, const Task&) const { return ctx_->now(); }
   virtual void yield(CpuId) {}
-  // Before picking on cpu (RT pull).
+  // Before picking on cpu, with the previous task already put back (RT pull, the CFS
+  // migration thread's active balance).
   virtual void balance(CpuId) {}
   // The CPU found nothing to run (new-idle balancing); may migrate tasks to it.
   virtual void idle_balance(CpuId) {}

@@ -21,6 +21,7 @@ Engine::Engine(const Machine& machine, const Workload& workload, std::unique_ptr
   cpu_curr_.assign(machine.cpus, nullptr);
   idle_cpus_ = all_cpus(machine.cpus);
   cpus_.resize(machine.cpus);
+  agenda_ = Agenda(machine.cpus);
   fork_counts_.assign(workload.tasks.size(), 0);
   for (const TaskSpec& spec : workload.tasks) {
     auto& attrs = phase_attrs_.emplace_back();
@@ -81,10 +82,10 @@ EngineResult Engine::run() {
         break;
       }
       case AgendaKind::kBurstEnd:
-        if (cpus_[item.target].burst_generation == item.generation) on_burst_end(item.target);
+        on_burst_end(item.target);
         break;
       case AgendaKind::kTick:
-        if (cpus_[item.target].tick_generation == item.generation) on_tick(item.target);
+        if (item.generation == jiffy_generation_) on_jiffy();
         break;
     }
     process_rescheds();
@@ -157,7 +158,7 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   CpuId origin = parent ? parent->cpu : 0;
   if (!t.allowed_on(origin)) origin = static_cast<CpuId>(t.allowed._Find_first());
   t.cpu = origin;  // sched_fork: the child starts where the parent runs
-  const WakeInfo how{WakeKind::kFork, origin, false};
+  const WakeInfo how{WakeKind::kFork, origin, false, parent ? parent->id : kNoTask};
   const CpuId cpu = checked_cpu(t, cls.select_cpu(t, origin, how));
   t.cpu = cpu;
   emit({now_, EventType::kWakeupNew, 0, cpu, t.id, t.parent, 0, 0});
@@ -167,7 +168,9 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   return t;
 }
 
-void Engine::wake(Task& t, const WakeInfo& how, TaskId waker) {
+void Engine::wake(Task& t, const WakeInfo& how_, TaskId waker) {
+  WakeInfo how = how_;
+  how.waker = waker;
   Exec& x = execs_[t.id];
   ++x.wake_generation;  // a pending timed wake-up is void now
   t.runnable = true;
@@ -265,6 +268,7 @@ void Engine::schedule(CpuId cpu) {
     } else if (prev->runnable) {
       class_of(*prev).put_prev(cpu, *prev);
       prev->queued = true;
+      prev->on_cpu = false;  // queued like any other task until it is picked again
     } else {
       class_of(*prev).dequeue(cpu, *prev, x.exited ? DequeueKind::kExit : DequeueKind::kSleep);
       if (x.exited) class_of(*prev).task_dead(*prev);
@@ -281,7 +285,10 @@ Task* Engine::pick(CpuId cpu) {
     rt_.balance(cpu);
     next = rt_.pick_next(cpu);
   }
-  if (!next) next = normal_->pick_next(cpu);
+  if (!next) {
+    normal_->balance(cpu);
+    next = normal_->pick_next(cpu);
+  }
   if (!next) {
     normal_->idle_balance(cpu);
     next = normal_->pick_next(cpu);
@@ -323,7 +330,7 @@ void Engine::requeue_with_new_attrs(CpuId cpu, Task& prev) {
 
 void Engine::switch_to(CpuId cpu, Task* prev, Task* next) {
   Cpu& c = cpus_[cpu];
-  ++c.burst_generation;  // whatever was due on this CPU is void now
+  agenda_.clear_slot(cpu);  // whatever was due on this CPU is void now
   if (prev != next) {
     SchedEvent e{
         now_, EventType::kSwitch, 0, cpu, prev ? prev->id : kNoTask, next ? next->id : kNoTask, 0,
@@ -353,12 +360,12 @@ void Engine::switch_to(CpuId cpu, Task* prev, Task* next) {
       c.overhead_left = 0;
     }
   }
+  if (next) next->on_cpu = true;
   cpu_curr_[cpu] = next;
   idle_cpus_.set(static_cast<size_t>(cpu), next == nullptr);
   c.seg_start = now_;
   if (!next) {
     c.tick_armed = false;
-    ++c.tick_generation;
     return;
   }
   arm_tick(cpu);
@@ -422,7 +429,7 @@ void Engine::arm_burst(CpuId cpu) {
     case Burst::kNone:
       break;
   }
-  agenda_.push(end, AgendaKind::kBurstEnd, cpu, ++c.burst_generation);
+  agenda_.set_slot(cpu, end, AgendaKind::kBurstEnd);
 }
 
 void Engine::arm_tick(CpuId cpu) {
@@ -435,7 +442,27 @@ void Engine::arm_tick(CpuId cpu) {
   if (c.tick_armed && c.tick_at <= next) return;
   c.tick_armed = true;
   c.tick_at = next;
-  agenda_.push(next, AgendaKind::kTick, cpu, ++c.tick_generation);
+  if (jiffy_at_ < 0 || next < jiffy_at_) arm_jiffy(next);
+}
+
+// One agenda entry stands for the next jiffy at which any CPU ticks, so a machine of many
+// CPUs costs one heap operation per jiffy rather than one per CPU.
+void Engine::arm_jiffy(Time at) {
+  jiffy_at_ = at;
+  agenda_.push(at, AgendaKind::kTick, 0, ++jiffy_generation_);
+}
+
+void Engine::on_jiffy() {
+  jiffy_at_ = -1;
+  for (CpuId cpu = 0; cpu < machine_ref_.cpus; ++cpu) {
+    if (!cpus_[cpu].tick_armed || cpus_[cpu].tick_at != now_) continue;
+    on_tick(cpu);
+    process_rescheds();
+  }
+  Time next = -1;
+  for (const Cpu& c : cpus_)
+    if (c.tick_armed && (next < 0 || c.tick_at < next)) next = c.tick_at;
+  if (next >= 0 && (jiffy_at_ < 0 || next < jiffy_at_)) arm_jiffy(next);
 }
 
 void Engine::on_tick(CpuId cpu) {

@@ -42,6 +42,7 @@ class Engine final : public SchedContext {
   EngineResult run();
 
   void resched(CpuId cpu) override;
+  bool resched_pending(CpuId cpu) const override { return cpus_[cpu].need_resched; }
   void migrate_queued(Task& t, CpuId to) override;
 
  private:
@@ -78,8 +79,6 @@ class Engine final : public SchedContext {
     Time overhead_ns = 0;
     Time idle_ns = 0;
     Time idle_since = 0;
-    uint64_t burst_generation = 0;
-    uint64_t tick_generation = 0;
     bool tick_armed = false;
     Time tick_at = 0;  // when the armed tick fires
     bool need_resched = false;
@@ -108,6 +107,8 @@ class Engine final : public SchedContext {
   void arm_tick(CpuId cpu);
   void on_burst_end(CpuId cpu);
   void on_tick(CpuId cpu);
+  void arm_jiffy(Time at);
+  void on_jiffy();
   void process_rescheds();
 
   // the program side (engine_program.cpp)
@@ -158,6 +159,8 @@ class Engine final : public SchedContext {
   std::deque<Exec> execs_;
   std::vector<Cpu> cpus_;
   std::vector<CpuId> pending_rescheds_;
+  Time jiffy_at_ = -1;  // the pending jiffy entry's time, -1 if none
+  uint64_t jiffy_generation_ = 0;
   std::vector<int> fork_counts_;  // per task spec
   SyncObjects sync_;
   int live_tasks_ = 0;

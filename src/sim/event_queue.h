@@ -1,7 +1,12 @@
-// The engine's agenda: a binary heap ordered by time. Events due at the same instant run
-// in the order they were scheduled, except ticks: they come after everything else due at
-// that instant, in CPU order, so a tick sees the work that ended on it whenever it was
-// armed. Stale entries are recognised by a generation number and skipped.
+// The engine's agenda: events ordered by time. Events due at the same instant run in the
+// order they were scheduled, except the jiffy (the ticks of all CPUs due then): it comes
+// after everything else due at that instant, so a tick sees the work that ended on it
+// whenever it was armed.
+//
+// Most events sit in a binary heap; stale ones are recognised by a generation number and
+// skipped. Events that are replaced all the time (the end of the burst running on each
+// CPU) live in slots instead, one per CPU, updated in place, so preemptions do not fill
+// the heap with stale entries.
 #pragma once
 
 #include <queue>
@@ -23,13 +28,37 @@ struct AgendaItem {
 
 class Agenda {
  public:
+  explicit Agenda(int slots = 0) : slot_pos_(static_cast<size_t>(slots), -1) {}
+
   void push(Time t, AgendaKind kind, int32_t target, uint64_t generation) {
     heap_.push(AgendaItem{t, next_seq_++, kind, target, generation});
   }
-  bool empty() const { return heap_.empty(); }
-  const AgendaItem& top() const { return heap_.top(); }
-  void pop() { heap_.pop(); }
-  size_t size() const { return heap_.size(); }
+  // Sets (or moves) the event of a slot; target is the slot.
+  void set_slot(int32_t slot, Time t, AgendaKind kind) {
+    const AgendaItem item{t, next_seq_++, kind, slot, 0};
+    int32_t& pos = slot_pos_[static_cast<size_t>(slot)];
+    if (pos < 0) {
+      pos = static_cast<int32_t>(slots_.size());
+      slots_.push_back(item);
+    } else {
+      slots_[static_cast<size_t>(pos)] = item;
+    }
+    if (!slot_up(static_cast<size_t>(pos))) slot_down(static_cast<size_t>(pos));
+  }
+  void clear_slot(int32_t slot) {
+    const int32_t pos = slot_pos_[static_cast<size_t>(slot)];
+    if (pos >= 0) remove_slot_at(static_cast<size_t>(pos));
+  }
+
+  bool empty() const { return heap_.empty() && slots_.empty(); }
+  const AgendaItem& top() const { return slot_first() ? slots_[0] : heap_.top(); }
+  void pop() {
+    if (slot_first())
+      remove_slot_at(0);
+    else
+      heap_.pop();
+  }
+  size_t size() const { return heap_.size() + slots_.size(); }
 
  private:
   struct Later {
@@ -37,11 +66,57 @@ class Agenda {
       if (a.time != b.time) return a.time > b.time;
       const bool a_tick = a.kind == AgendaKind::kTick, b_tick = b.kind == AgendaKind::kTick;
       if (a_tick != b_tick) return a_tick;
-      if (a_tick && a.target != b.target) return a.target > b.target;
       return a.seq > b.seq;
     }
   };
+  bool slot_first() const {
+    if (slots_.empty()) return false;
+    return heap_.empty() || Later{}(heap_.top(), slots_[0]);
+  }
+  void place(size_t i) {
+    slot_pos_[static_cast<size_t>(slots_[i].target)] = static_cast<int32_t>(i);
+  }
+  bool slot_up(size_t i) {
+    const size_t start = i;
+    while (i > 0) {
+      const size_t parent = (i - 1) / 2;
+      if (!Later{}(slots_[parent], slots_[i])) break;
+      std::swap(slots_[i], slots_[parent]);
+      place(i);
+      i = parent;
+    }
+    place(i);
+    return i != start;
+  }
+  void slot_down(size_t i) {
+    for (;;) {
+      size_t best = i;
+      const size_t l = 2 * i + 1, r = l + 1;
+      if (l < slots_.size() && Later{}(slots_[best], slots_[l])) best = l;
+      if (r < slots_.size() && Later{}(slots_[best], slots_[r])) best = r;
+      if (best == i) break;
+      std::swap(slots_[i], slots_[best]);
+      place(i);
+      i = best;
+    }
+    place(i);
+  }
+  void remove_slot_at(size_t i) {
+    slot_pos_[static_cast<size_t>(slots_[i].target)] = -1;
+    const size_t last = slots_.size() - 1;
+    if (i != last) {
+      slots_[i] = slots_[last];
+      slots_.pop_back();
+      place(i);
+      if (!slot_up(i)) slot_down(i);
+    } else {
+      slots_.pop_back();
+    }
+  }
+
   std::priority_queue<AgendaItem, std::vector<AgendaItem>, Later> heap_;
+  std::vector<AgendaItem> slots_;  // a binary heap too, indexed by slot_pos_
+  std::vector<int32_t> slot_pos_;
   uint64_t next_seq_ = 0;
 };
 

@@ -26,6 +26,13 @@ inline constexpr int kMaxCpus = 256;
 
 using CpuMask = std::bitset<kMaxCpus>;
 
+// Calls fn(cpu) for each CPU of the mask in increasing order (for_each_cpu()).
+template <typename Fn>
+void for_each_cpu(const CpuMask& mask, Fn&& fn) {
+  for (size_t i = mask._Find_first(); i < mask.size(); i = mask._Find_next(i))
+    fn(static_cast<CpuId>(i));
+}
+
 inline CpuMask all_cpus(int ncpus) {
   CpuMask m;
   for (int i = 0; i < ncpus; ++i) m.set(static_cast<size_t>(i));

@@ -1,0 +1,67 @@
+// Scheduling domains of 2.6.31 / 2.6.32 built from the machine topology
+// (kernel/sched.c build_sched_domains, include/linux/topology.h SD_*_INIT).
+//
+// Levels, bottom up: SMT (hardware threads of a core), MC (cores sharing the last-level
+// cache), CPU (the whole machine; no NUMA level is modelled). A level whose span is one
+// CPU or equals its child's span is dropped, as sd_degenerate/sd_parent_degenerate do.
+// The groups of a level are its child's spans (single CPUs at the lowest level).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "machine/machine.h"
+#include "util/types.h"
+
+namespace schedlab::cfs {
+
+// SD_* flags (symbolic; the kernel's bit values differ between the two releases).
+enum SdFlag : uint32_t {
+  kSdLoadBalance = 1u << 0,
+  kSdBalanceNewidle = 1u << 1,
+  kSdBalanceExec = 1u << 2,
+  kSdBalanceFork = 1u << 3,
+  kSdWakeAffine = 1u << 4,
+  kSdWakeBalance = 1u << 5,  // 2.6.31: passive balancing at wake-up
+  kSdShareCpupower = 1u << 6,
+  kSdSharePkgResources = 1u << 7,
+  kSdPreferSibling = 1u << 8,  // 2.6.32
+};
+
+enum class Level : uint8_t { kSmt, kMc, kCpu };
+const char* level_name(Level l);
+
+// The constant part of a domain (SD_SIBLING_INIT, SD_MC_INIT, SD_CPU_INIT).
+struct DomainTemplate {
+  Level level = Level::kCpu;
+  uint32_t flags = 0;
+  int min_interval_ms = 1, max_interval_ms = 4, busy_factor = 64, imbalance_pct = 125;
+  int cache_nice_tries = 0;
+  int busy_idx = 0, idle_idx = 0, newidle_idx = 0, wake_idx = 0, forkexec_idx = 0;
+};
+
+// One CPU's domain at one level, with its balancing state.
+struct Domain {
+  DomainTemplate t;
+  CpuMask span;
+  std::vector<CpuMask> groups;       // the group holding this CPU comes first
+  std::vector<int64_t> group_power;  // cpu_power per group, SCHED_LOAD_SCALE = one CPU
+  // balancing state (struct sched_domain)
+  int64_t balance_interval_ms = 1;
+  int64_t last_balance_jiffy = 0;
+  int nr_balance_failed = 0;
+  bool has(uint32_t flag) const { return (t.flags & flag) != 0; }
+};
+
+enum class GroupPower : uint8_t {
+  kOnePerSharedGroup,  // 2.6.31: a group whose CPUs share a core or cache counts as one
+  kSumOfCpus,          // 2.6.32: the sum of its CPUs (SMT threads share smt_gain 1178)
+};
+
+// domains[cpu] lists that CPU's domains bottom up.
+std::vector<std::vector<Domain>> build_domains(const Machine& m,
+                                               const std::vector<DomainTemplate>& levels,
+                                               GroupPower power);
+
+}  // namespace schedlab::cfs
