@@ -51,7 +51,10 @@ class RoundRobin final : public SchedClass {
     for (auto it = queue_.begin(); it != queue_.end(); ++it) {
       Task* t = *it;
       if (!t->allowed_on(cpu)) continue;
-      queue_.erase(it);
+      if (it == queue_.begin())
+        queue_.pop_front();
+      else
+        queue_.erase(it);
       picked_at_[t->id] = t->sum_exec_ns;
       return t;
     }

@@ -65,7 +65,7 @@ EngineResult Engine::run() {
     if (item.time > options_.end_ns) break;
     agenda_.pop();
     now_ = item.time;
-    switch (item.kind) {
+    switch (item.kind()) {
       case AgendaKind::kTaskStart: {
         --pending_starts_;
         const TaskSpec& spec = workload_.tasks[item.target];
@@ -77,15 +77,15 @@ EngineResult Engine::run() {
       }
       case AgendaKind::kTaskWake: {
         Task& t = tasks_[item.target];
-        if (execs_[t.id].wake_generation == item.generation && !t.runnable)
+        if (static_cast<uint32_t>(execs_[t.id].wake_generation) == item.generation && !t.runnable)
           wake(t, WakeInfo{WakeKind::kWakeup, t.cpu, false}, kNoTask);
         break;
       }
       case AgendaKind::kBurstEnd:
-        on_burst_end(item.target);
+        if (cpus_[item.target].burst_armed) on_burst_end(item.target);
         break;
       case AgendaKind::kTick:
-        if (item.generation == jiffy_generation_) on_jiffy();
+        if (item.generation == static_cast<uint32_t>(jiffy_generation_)) on_jiffy();
         break;
     }
     process_rescheds();
@@ -330,7 +330,8 @@ void Engine::requeue_with_new_attrs(CpuId cpu, Task& prev) {
 
 void Engine::switch_to(CpuId cpu, Task* prev, Task* next) {
   Cpu& c = cpus_[cpu];
-  agenda_.clear_slot(cpu);  // whatever was due on this CPU is void now
+  // Whatever was due on this CPU is void now; its slot is reused by the next burst.
+  c.burst_armed = false;
   if (prev != next) {
     SchedEvent e{
         now_, EventType::kSwitch, 0, cpu, prev ? prev->id : kNoTask, next ? next->id : kNoTask, 0,
@@ -416,8 +417,11 @@ void Engine::arm_burst(CpuId cpu) {
   Time end = base;
   switch (x.burst) {
     case Burst::kWork: {
-      const Int128 cap = machine_ref_.capacity[cpu];
-      end = base + static_cast<Time>((x.work_scaled + cap - 1) / cap);
+      const int cap = machine_ref_.capacity[cpu];
+      if (cap == 1024 && x.work_scaled <= INT64_MAX)  // the common case, without a 128-bit divide
+        end = base + static_cast<Time>((static_cast<int64_t>(x.work_scaled) + 1023) >> 10);
+      else
+        end = base + static_cast<Time>((x.work_scaled + cap - 1) / cap);
       break;
     }
     case Burst::kRuntime:
@@ -429,6 +433,7 @@ void Engine::arm_burst(CpuId cpu) {
     case Burst::kNone:
       break;
   }
+  c.burst_armed = true;
   agenda_.set_slot(cpu, end, AgendaKind::kBurstEnd);
 }
 
@@ -477,6 +482,7 @@ void Engine::on_tick(CpuId cpu) {
 }
 
 void Engine::on_burst_end(CpuId cpu) {
+  cpus_[cpu].burst_armed = false;
   account(cpu);
   Task& t = *cpu_curr_[cpu];
   Exec& x = execs_[t.id];

@@ -82,6 +82,7 @@ class Engine final : public SchedContext {
     bool tick_armed = false;
     Time tick_at = 0;  // when the armed tick fires
     bool need_resched = false;
+    bool burst_armed = false;  // the CPU's agenda slot holds the current burst's end
   };
 
   // lifecycle

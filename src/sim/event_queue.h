@@ -9,7 +9,7 @@
 // the heap with stale entries.
 #pragma once
 
-#include <queue>
+#include <algorithm>
 #include <vector>
 
 #include "util/types.h"
@@ -18,12 +18,13 @@ namespace schedlab {
 
 enum class AgendaKind : uint8_t { kTaskStart, kTaskWake, kBurstEnd, kTick };
 
+// 24 bytes: the insertion sequence and the kind share a word.
 struct AgendaItem {
   Time time;
-  uint64_t seq;
-  AgendaKind kind;
-  int32_t target;  // task spec, task or CPU
-  uint64_t generation;
+  uint64_t seq_kind;    // insertion sequence << 8 | kind
+  int32_t target;       // task spec, task or CPU
+  uint32_t generation;  // compared with the low 32 bits of the owner's counter
+  AgendaKind kind() const { return static_cast<AgendaKind>(seq_kind & 0xff); }
 };
 
 class Agenda {
@@ -31,11 +32,12 @@ class Agenda {
   explicit Agenda(int slots = 0) : slot_pos_(static_cast<size_t>(slots), -1) {}
 
   void push(Time t, AgendaKind kind, int32_t target, uint64_t generation) {
-    heap_.push(AgendaItem{t, next_seq_++, kind, target, generation});
+    heap_.push_back(AgendaItem{t, tag(kind), target, static_cast<uint32_t>(generation)});
+    heap_up(heap_.size() - 1);
   }
   // Sets (or moves) the event of a slot; target is the slot.
   void set_slot(int32_t slot, Time t, AgendaKind kind) {
-    const AgendaItem item{t, next_seq_++, kind, slot, 0};
+    const AgendaItem item{t, tag(kind), slot, 0};
     int32_t& pos = slot_pos_[static_cast<size_t>(slot)];
     if (pos < 0) {
       pos = static_cast<int32_t>(slots_.size());
@@ -51,12 +53,15 @@ class Agenda {
   }
 
   bool empty() const { return heap_.empty() && slots_.empty(); }
-  const AgendaItem& top() const { return slot_first() ? slots_[0] : heap_.top(); }
+  const AgendaItem& top() const { return slot_first() ? slots_[0] : heap_[0]; }
   void pop() {
-    if (slot_first())
+    if (slot_first()) {
       remove_slot_at(0);
-    else
-      heap_.pop();
+    } else {
+      heap_[0] = heap_.back();
+      heap_.pop_back();
+      if (!heap_.empty()) heap_down(0);
+    }
   }
   size_t size() const { return heap_.size() + slots_.size(); }
 
@@ -64,14 +69,42 @@ class Agenda {
   struct Later {
     bool operator()(const AgendaItem& a, const AgendaItem& b) const {
       if (a.time != b.time) return a.time > b.time;
-      const bool a_tick = a.kind == AgendaKind::kTick, b_tick = b.kind == AgendaKind::kTick;
+      const bool a_tick = a.kind() == AgendaKind::kTick, b_tick = b.kind() == AgendaKind::kTick;
       if (a_tick != b_tick) return a_tick;
-      return a.seq > b.seq;
+      return a.seq_kind > b.seq_kind;
     }
   };
+  uint64_t tag(AgendaKind kind) { return next_seq_++ << 8 | static_cast<uint64_t>(kind); }
   bool slot_first() const {
     if (slots_.empty()) return false;
-    return heap_.empty() || Later{}(heap_.top(), slots_[0]);
+    return heap_.empty() || Later{}(heap_[0], slots_[0]);
+  }
+  // The main heap is 4-ary: half the depth of a binary heap for the many sleep timers.
+  void heap_up(size_t i) {
+    const AgendaItem item = heap_[i];
+    while (i > 0) {
+      const size_t parent = (i - 1) / 4;
+      if (!Later{}(heap_[parent], item)) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = item;
+  }
+  void heap_down(size_t i) {
+    const AgendaItem item = heap_[i];
+    const size_t n = heap_.size();
+    for (;;) {
+      const size_t first = 4 * i + 1;
+      if (first >= n) break;
+      size_t best = first;
+      const size_t last = std::min(first + 4, n);
+      for (size_t c = first + 1; c < last; ++c)
+        if (Later{}(heap_[best], heap_[c])) best = c;
+      if (!Later{}(item, heap_[best])) break;
+      heap_[i] = heap_[best];
+      i = best;
+    }
+    heap_[i] = item;
   }
   void place(size_t i) {
     slot_pos_[static_cast<size_t>(slots_[i].target)] = static_cast<int32_t>(i);
@@ -114,7 +147,7 @@ class Agenda {
     }
   }
 
-  std::priority_queue<AgendaItem, std::vector<AgendaItem>, Later> heap_;
+  std::vector<AgendaItem> heap_;
   std::vector<AgendaItem> slots_;  // a binary heap too, indexed by slot_pos_
   std::vector<int32_t> slot_pos_;
   uint64_t next_seq_ = 0;

@@ -66,7 +66,7 @@ CpuId RtClass::select_cpu(Task& t, CpuId prev, const WakeInfo&) {
 void RtClass::push(RunQueue& rq, Task& t, bool at_head) {
   const int p = prio(t);
   if (at_head)
-    rq.level[p].push_front(&t);
+    rq.level[p].insert(rq.level[p].begin(), &t);
   else
     rq.level[p].push_back(&t);
   rq.bitmap[p / 64] |= uint64_t{1} << (p % 64);

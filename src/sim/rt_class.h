@@ -6,7 +6,6 @@
 #pragma once
 
 #include <array>
-#include <deque>
 #include <vector>
 
 #include "policy/sched_class.h"
@@ -40,7 +39,9 @@ class RtClass final : public SchedClass {
   static constexpr int kCpuPrioIdle = 101;
 
   struct RunQueue {
-    std::array<std::deque<Task*>, kLevels> level;
+    // FIFO per priority. Vectors, not deques: 100 levels on every CPU stay unallocated
+    // until used, and the queues are short.
+    std::array<std::vector<Task*>, kLevels> level;
     std::array<uint64_t, 2> bitmap{};  // bit p set: level p non-empty
     int nr_queued = 0;
     int highest() const;  // lowest non-empty level index, or kLevels
