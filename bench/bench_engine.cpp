@@ -53,6 +53,9 @@ void BM_64Cpus1000Tasks(benchmark::State& state) {
   run_scenario(state, big_machine(), "rr", {});
 }
 
+void BM_64Cpus1000Tasks_cfs_2_6_23(benchmark::State& state) {
+  run_scenario(state, big_machine(), "cfs-2.6.23", {});
+}
 void BM_64Cpus1000Tasks_cfs_2_6_31(benchmark::State& state) {
   run_scenario(state, big_machine(), "cfs-2.6.31", {});
 }
@@ -62,6 +65,7 @@ void BM_64Cpus1000Tasks_cfs_2_6_32(benchmark::State& state) {
 
 BENCHMARK(BM_OneCpuTwoHogs)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000Tasks_cfs_2_6_23)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_cfs_2_6_31)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_cfs_2_6_32)->Unit(benchmark::kMillisecond);
 

@@ -46,7 +46,7 @@ std::vector<double> run_lengths_ms(const RunOutput& r, size_t skip) {
   return lengths;
 }
 
-const char* kPresets[] = {"cfs-2.6.31", "cfs-2.6.32"};
+const char* kPresets[] = {"cfs-2.6.23", "cfs-2.6.31", "cfs-2.6.32"};
 
 TEST(Cfs, NiceZeroAndNiceFiveShareOneCpu1024To335) {
   for (const char* preset : kPresets) {
@@ -68,6 +68,13 @@ TEST(Cfs, EqualHogsRunSlicesOfLatencyOverNAtLeastMinGranularity) {
     double slice_ms;
   };
   const Case cases[] = {
+      // 2.6.23: the granularity drops to 0 once the task ran max(latency/n, min_gran), and
+      // the leftmost is then behind it: the slice ends at the first tick past that.
+      {"cfs-2.6.23", 1, 2, 11},  // 20 ms / 2 = 10 ms -> 11 ms
+      {"cfs-2.6.23", 1, 8, 3},   // max(2.5 ms, 2 ms) -> 3 ms
+      {"cfs-2.6.23", 4, 2, 31},  // factor 3: 60 ms / 2 = 30 ms -> 31 ms
+      // (With 8 hogs on 4 CPUs 2.6.23 alternates 7 and 8 ms: the key lead of 6.56 ms,
+      // latency/n - latency/n^2, can end a slice before the 7.5 ms ideal runtime.)
       {"cfs-2.6.31", 1, 2, 10},  // 20 ms / 2 = 9.995 ms -> tick at 10 ms
       {"cfs-2.6.31", 1, 8, 4},   // 8 > nr_latency: period 4 ms * 8, slice 3.998 ms -> 4 ms
       {"cfs-2.6.31", 4, 2, 30},  // factor 3: 60 ms / 2 = 29.99 ms -> 30 ms
@@ -83,7 +90,7 @@ TEST(Cfs, EqualHogsRunSlicesOfLatencyOverNAtLeastMinGranularity) {
             "tasks": {{"hog": {{"instance": {}, "cpus": [0], "loop": -1, "run": 100000}}}}}})",
         c.cpus, c.hogs);
     const RunOutput r = run_text(json, with_policy(c.preset));
-    const std::vector<double> lengths = run_lengths_ms(r, 2 * static_cast<size_t>(c.hogs));
+    const std::vector<double> lengths = run_lengths_ms(r, 4 * static_cast<size_t>(c.hogs));
     ASSERT_GT(lengths.size(), 10u) << c.preset;
     for (double l : lengths)
       ASSERT_DOUBLE_EQ(l, c.slice_ms)
@@ -136,9 +143,26 @@ TEST(Cfs, StartDebitMakesForkedChildrenWaitLongerUnderLoad) {
     EXPECT_GT(n, 100);
     return total / n;
   };
-  for (const char* preset : kPresets)
+  for (const char* preset : {"cfs-2.6.31", "cfs-2.6.32"})
     EXPECT_GT(mean_first_run_delay_ms(preset, "1"), mean_first_run_delay_ms(preset, "0") + 1)
         << preset;
+}
+
+// 2.6.23: only a process fork on the parent's CPU goes through task_new_fair, which keys
+// the child just left of the parent and preempts it, so the child runs at the fork (1 ms).
+// A thread (CLONE_VM) is queued at fair_clock like any activation, key 0.999023 ms (the
+// 32-bit inverse of 1024 rounds the first ms of fair_clock down). From then P's key grows
+// 1 ms per ms it runs (fair_clock at half speed plus the wait_runtime P gives up) while C
+// waits at its key, and the tick preempts P once it leads by more than the granularity
+// 20/2 - 20/4 = 5 ms: 5.000977 ms at the 6 ms tick.
+TEST(Cfs, In2623OnlyProcessForksRunTheChildFirst) {
+  const std::string json = R"({"machine": {"cpus": 1, "hz": 1000}, "global": {"duration": 1},
+      "tasks": {"P": {"loop": 1, "run": 1000, "fork": "C", "run2": 50000},
+                "C": {"instance": 0, "loop": 1, "run": 50000}}})";
+  EXPECT_DOUBLE_EQ(
+      first_run_ms(run_text(json, with_policy("cfs-2.6.23", {{"forks_are_threads", "0"}})), "C-0"),
+      1);
+  EXPECT_DOUBLE_EQ(first_run_ms(run_text(json, with_policy("cfs-2.6.23")), "C-0"), 6);
 }
 
 // One CPU, P alone runs 1 ms then forks C and keeps running.
@@ -227,7 +251,7 @@ TEST(Cfs, FourHogsStartedOnCpu0EndUpOnePerCpu) {
 // 2.6.32 balances a newly idle CPU at once: a task moves at 30 ms. 2.6.31 has no
 // SD_BALANCE_NEWIDLE on its MC domain: CPU 1 waits for its periodic balance, which its
 // busy period set to last_balance + 1 ms * busy_factor 64 = 64 ms.
-TEST(Cfs, NewlyIdleCpuPullsAtOnceIn2632AndWaitsIn2631) {
+TEST(Cfs, NewlyIdleCpuPullsAtOnceIn2632And2623AndWaitsIn2631) {
   const std::string json = R"({"machine": {"cpus": 2, "hz": 1000, "topology": {"llc": [[0, 1]]}},
       "global": {"duration": 1},
       "tasks": {"A": {"loop": 1, "phases": {"pin": {"cpus": [0], "run": 1000}, "free": {"run": 500000}}},
@@ -240,6 +264,8 @@ TEST(Cfs, NewlyIdleCpuPullsAtOnceIn2632AndWaitsIn2631) {
   };
   EXPECT_DOUBLE_EQ(first_migration_ms(run_text(json, with_policy("cfs-2.6.32"))), 30);
   EXPECT_DOUBLE_EQ(first_migration_ms(run_text(json, with_policy("cfs-2.6.31"))), 64);
+  // 2.6.23 had SD_BALANCE_NEWIDLE on its MC domain, like 2.6.32.
+  EXPECT_DOUBLE_EQ(first_migration_ms(run_text(json, with_policy("cfs-2.6.23"))), 30);
   // Switching the flag swaps the behaviours.
   EXPECT_DOUBLE_EQ(
       first_migration_ms(run_text(json, with_policy("cfs-2.6.31", {{"SD_BALANCE_NEWIDLE", "1"}}))),
@@ -249,14 +275,17 @@ TEST(Cfs, NewlyIdleCpuPullsAtOnceIn2632AndWaitsIn2631) {
       64);
 }
 
-TEST(Cfs, HrtickIsRejectedWithTheReason) {
-  try {
-    run_text(R"({"tasks": {"a": {"loop": 1, "run": 10}}})",
-             with_policy("cfs-2.6.32", {{"HRTICK", "1"}}));
-    FAIL() << "HRTICK=1 accepted";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), "test.json");
-    EXPECT_EQ(e.key(), "--param HRTICK");
+TEST(Cfs, SwitchesThatAreNotModelledAreRejectedWithTheReason) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"cfs-2.6.32", "HRTICK"}, {"cfs-2.6.31", "HRTICK"}, {"cfs-2.6.23", "PRECISE_CPU_LOAD"}};
+  for (const auto& [preset, flag] : cases) {
+    try {
+      run_text(R"({"tasks": {"a": {"loop": 1, "run": 10}}})", with_policy(preset, {{flag, "1"}}));
+      ADD_FAILURE() << flag << "=1 accepted by " << preset;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.file(), "test.json");
+      EXPECT_EQ(e.key(), std::string("--param ") + flag);
+    }
   }
 }
 

@@ -5,12 +5,13 @@
 namespace schedlab {
 
 PolicyInfo rr_policy_info();
+PolicyInfo cfs_2623_policy_info();
 PolicyInfo cfs_2631_policy_info();
 PolicyInfo cfs_2632_policy_info();
 
 const std::vector<PolicyInfo>& policy_registry() {
-  static const std::vector<PolicyInfo> registry = {rr_policy_info(), cfs_2631_policy_info(),
-                                                   cfs_2632_policy_info()};
+  static const std::vector<PolicyInfo> registry = {rr_policy_info(), cfs_2623_policy_info(),
+                                                   cfs_2631_policy_info(), cfs_2632_policy_info()};
   return registry;
 }
 

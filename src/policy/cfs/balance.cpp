@@ -39,7 +39,7 @@ void Cfs::sync_cpu_load(CpuId cpu) {
       const int64_t scale = int64_t{1} << i;
       const int64_t old_load = rq.cpu_load[i];
       int64_t new_load = this_load;
-      if (new_load > old_load) new_load += scale - 1;
+      if (new_load > old_load && !era23()) new_load += scale - 1;  // 2.6.23 did not round
       rq.cpu_load[i] = (old_load * (scale - 1) + new_load) >> i;
       settled = settled && rq.cpu_load[i] == this_load;
     }
@@ -149,6 +149,7 @@ CpuId Cfs::balance_fork(Task& p, CpuId cpu) {
 
 // task_hot(): a buddy, or a task that ran within migration_cost, keeps its cache warm.
 bool Cfs::task_hot(const Entity& e, const Domain*) const {
+  if (era23()) return false;  // 2.6.23's can_migrate_task has no cache-hot test
   const RunQueue& rq = rq_[e.task->cpu];
   if (cfg_.feat.cache_hot_buddy && (rq.next == e.task->id || rq.last == e.task->id)) return true;
   if (tun_.migration_cost == 0) return false;
@@ -204,7 +205,7 @@ int Cfs::find_busiest_group(CpuId this_cpu, Domain& sd, IdleType idle, const Cpu
                                                       : sd.t.idle_idx;
   // 2.6.32: groups below an SD_PREFER_SIBLING level hold one task each before spilling.
   bool prefer_sibling = false;
-  if (!era31()) {
+  if (era32()) {
     const auto& doms = rq_[this_cpu].domains;
     for (size_t i = 1; i < doms.size(); ++i)
       if (&doms[i] == &sd) prefer_sibling = doms[i - 1].has(kSdPreferSibling);
@@ -252,7 +253,7 @@ int Cfs::find_busiest_group(CpuId this_cpu, Domain& sd, IdleType idle, const Cpu
     const int64_t avg_load_per_task = sum_avg_per_task * kNice0Load / power;
     const bool group_imb =
         !local && min_cpu_load != INT64_MAX && max_cpu_load - min_cpu_load > 2 * avg_load_per_task;
-    int64_t capacity = era31() ? power / kNice0Load : (power + kNice0Load / 2) / kNice0Load;
+    int64_t capacity = era32() ? (power + kNice0Load / 2) / kNice0Load : power / kNice0Load;
     if (prefer_sibling) capacity = std::min<int64_t>(capacity, 1);
     total_load += group_load;
     total_pwr += power;
@@ -428,7 +429,7 @@ int Cfs::load_balance_newidle(CpuId this_cpu, Domain& sd) {
 
 void Cfs::idle_balance(CpuId cpu) {
   RunQueue& rq = rq_[cpu];
-  if (!era31()) {
+  if (era32()) {
     rq.idle_stamp = ctx_->now();
     if (rq.avg_idle < tun_.migration_cost) return;  // 2.6.32: idle periods too short
   }

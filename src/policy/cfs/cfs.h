@@ -1,8 +1,12 @@
-// The Completely Fair Scheduler of Linux 2.6.31 and 2.6.32 (SCHED_NORMAL, SCHED_BATCH,
-// SCHED_IDLE). One class serves both releases; `Era` selects where they differ.
+// The Completely Fair Scheduler of Linux 2.6.23, 2.6.31 and 2.6.32 (SCHED_NORMAL,
+// SCHED_BATCH, SCHED_IDLE). One class serves the three releases; `Era` selects where they
+// differ. 2.6.23 is a different fair algorithm (fair_clock and wait_runtime) that shares
+// the run queues, domains and balancing.
 //
-//   fair.cpp     kernel/sched_fair.c: run queues, vruntime, slices, placement, wake-up and
-//                tick preemption, buddies, yield, select_task_rq_fair
+//   fair.cpp       kernel/sched_fair.c of 2.6.31/32: run queues, vruntime, slices,
+//                  placement, wake-up and tick preemption, buddies, yield,
+//                  select_task_rq_fair
+//   fair_2623.cpp  kernel/sched_fair.c of 2.6.23 and its try_to_wake_up
 //   balance.cpp  kernel/sched.c: cpu_load[], fork balancing, periodic, new-idle and
 //                active load balancing over the scheduling domains
 //   presets.cpp  the SCHED_FEAT switches, tunables and presets cfs-2.6.31 / cfs-2.6.32
@@ -22,7 +26,7 @@
 
 namespace schedlab::cfs {
 
-enum class Era : uint8_t { k2631, k2632 };
+enum class Era : uint8_t { k2623, k2631, k2632 };
 
 // SCHED_FEAT switches (kernel/sched_features.h). A switch the era lacks stays false.
 struct Features {
@@ -40,11 +44,14 @@ struct Features {
   bool lb_bias = false;
   bool wakeup_overlap = false;
   bool last_buddy = false;
-  bool next_buddy = false;      // 2.6.32 (2.6.31 always sets the next buddy)
-  bool wakeup_sync = false;     // 2.6.32
-  bool wakeup_running = false;  // 2.6.32
-  bool sync_less = false;       // 2.6.32
-  bool sync_more = false;       // 2.6.32
+  bool next_buddy = false;        // 2.6.32 (2.6.31 always sets the next buddy)
+  bool wakeup_sync = false;       // 2.6.32
+  bool wakeup_running = false;    // 2.6.32
+  bool sync_less = false;         // 2.6.32
+  bool sync_more = false;         // 2.6.32
+  bool sleeper_avg = false;       // 2.6.23
+  bool sleeper_load_avg = false;  // 2.6.23
+  bool skip_initial = false;      // 2.6.23
 };
 
 // sysctl values in effect (after the boot-time scaling by CPU count).
@@ -54,6 +61,9 @@ struct Tunables {
   bool child_runs_first = false;
   bool compat_yield = false;
   int nr_migrate = 32;
+  int64_t batch_wakeup_granularity = 0;  // 2.6.23 (not scaled)
+  int64_t runtime_limit = 0;             // 2.6.23: bound of wait_runtime; 0 = the latency
+  bool forks_are_threads = true;         // 2.6.23: CLONE_VM forks skip task_new_fair
 };
 
 struct CfsConfig {
@@ -105,6 +115,8 @@ class Cfs final : public SchedClass {
     int64_t avg_overlap = 0, avg_wakeup = 0, avg_running = 0;
     TaskId parent = kNoTask;  // set by a fork until the child is first queued
     TaskId list_prev = kNoTask, list_next = kNoTask;  // cfs_rq->tasks, newest first
+    // 2.6.23
+    int64_t fair_key = 0, wait_runtime = 0, wait_start_fair = 0, sleep_start_fair = 0;
   };
 
   // struct rq with its cfs_rq.
@@ -121,7 +133,8 @@ class Cfs final : public SchedClass {
     int64_t next_balance_jiffy = 0;
     bool active_balance = false;
     CpuId push_cpu = kNoCpu;
-    int64_t idle_stamp = 0, avg_idle = 0;  // 2.6.32 new-idle rate limit
+    int64_t idle_stamp = 0, avg_idle = 0;       // 2.6.32 new-idle rate limit
+    int64_t fair_clock = 0, sleeper_bonus = 0;  // 2.6.23
     std::vector<Domain> domains;
   };
 
@@ -129,6 +142,8 @@ class Cfs final : public SchedClass {
 
   // ---- fair.cpp
   bool era31() const { return cfg_.era == Era::k2631; }
+  bool era23() const { return cfg_.era == Era::k2623; }
+  bool era32() const { return cfg_.era == Era::k2632; }
   Entity& se(TaskId id) { return se_[id]; }
   void update_curr(CpuId cpu);
   void update_min_vruntime(RunQueue& rq);
@@ -136,6 +151,8 @@ class Cfs final : public SchedClass {
   int64_t sched_slice(const RunQueue& rq, const Entity& e) const;
   int64_t sched_vslice(const RunQueue& rq, const Entity& e) const;
   void place_entity(RunQueue& rq, Entity& e, bool initial);
+  void account_enqueue(CpuId cpu, Entity& e);
+  void account_dequeue(CpuId cpu, Entity& e);
   void enqueue_entity(CpuId cpu, Entity& e);
   void dequeue_entity(CpuId cpu, Entity& e);
   void clear_buddies(RunQueue& rq, TaskId id);
@@ -151,6 +168,28 @@ class Cfs final : public SchedClass {
   CpuId select_wake_cpu_2632(Task& t, CpuId prev, CpuId this_cpu, bool sync, TaskId waker);
   bool wake_affine(const Domain& sd, Task& p, CpuId prev, CpuId this_cpu, bool sync, TaskId waker,
                    int64_t load, int64_t this_load);
+
+  // ---- fair_2623.cpp
+  void update_curr_23(CpuId cpu);
+  int64_t sched_granularity_23(const RunQueue& rq) const;
+  int64_t niced_granularity_23(const Entity& curr, int64_t granularity) const;
+  void add_wait_runtime_23(Entity& e, int64_t delta) const;
+  void update_stats_enqueue_23(RunQueue& rq, Entity& e);
+  void update_stats_wait_end_23(RunQueue& rq, Entity& e);
+  void enqueue_sleeper_23(CpuId cpu, Entity& e);
+  void enqueue_entity_23(CpuId cpu, Entity& e, bool wakeup);
+  void dequeue_entity_23(CpuId cpu, Entity& e, bool sleep);
+  void check_preempt_curr_fair_23(CpuId cpu, Entity& woken, Entity& curr, int64_t granularity);
+  void follow_frame_23(CpuId cpu, Entity& e);
+  void enqueue_23(CpuId cpu, Task& t, EnqueueKind how);
+  void dequeue_23(CpuId cpu, Task& t, DequeueKind how);
+  Task* pick_next_23(CpuId cpu);
+  void put_prev_23(CpuId cpu, Task& prev);
+  void task_tick_23(CpuId cpu, Task& curr);
+  void check_preempt_23(CpuId cpu, Task& curr, Task& woken);
+  void yield_23(CpuId cpu);
+  CpuId select_wake_cpu_2623(Task& t, CpuId prev, CpuId this_cpu, bool sync, TaskId waker);
+  CpuId wake_idle_23(CpuId cpu, const Task& p) const;
 
   // ---- balance.cpp
   int64_t jiffies() const { return ctx_->now() / ctx_->tick_ns(); }

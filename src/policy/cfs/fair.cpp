@@ -25,17 +25,18 @@ void Cfs::attach(SchedContext& ctx) {
   const int64_t factor = cfg_.tunable_scaling == 0   ? 1
                          : cfg_.tunable_scaling == 2 ? n
                                                      : 1 + ilog2(n);
-  constexpr int64_t kLimit = 200'000'000;
+  const int64_t kLimit = era23() ? 100'000'000 : 200'000'000;
   tun_ = cfg_.base;
   tun_.min_granularity = std::min(tun_.min_granularity * factor, kLimit);
   tun_.latency = std::min(tun_.latency * factor, kLimit);
   tun_.wakeup_granularity *= factor;
+  if (tun_.runtime_limit == 0) tun_.runtime_limit = tun_.latency;  // 2.6.23's boot value
   // sched_nr_latency as the sysctl handler keeps it: latency / min_granularity, rounded up.
   tun_.nr_latency = std::max<int64_t>(
       1, (tun_.latency + tun_.min_granularity - 1) / std::max<int64_t>(1, tun_.min_granularity));
   const auto domains =
       build_domains(ctx.machine(), cfg_.domains,
-                    era31() ? GroupPower::kOnePerSharedGroup : GroupPower::kSumOfCpus);
+                    era32() ? GroupPower::kSumOfCpus : GroupPower::kOnePerSharedGroup);
   rq_.reserve(n);
   no_cfs_tasks_ = all_cpus(n);
   for (CpuId c = 0; c < n; ++c) {
@@ -104,17 +105,18 @@ void Cfs::place_entity(RunQueue& rq, Entity& e, bool initial) {
     int64_t thresh = tun_.latency;
     if (cfg_.feat.normalized_sleeper && e.task->policy != SchedPolicy::kIdle)
       thresh = calc_delta_fair(thresh, e.load);
-    if (!era31() && cfg_.feat.gentle_fair_sleepers) thresh >>= 1;
+    if (era32() && cfg_.feat.gentle_fair_sleepers) thresh >>= 1;
     v -= thresh;
   }
   // Never gain time by being placed backwards (2.6.31: only for wake-ups).
-  if (!initial || !era31()) v = std::max(e.vruntime, v);
+  if (!initial || era32()) v = std::max(e.vruntime, v);
   e.vruntime = v;
 }
 
 // ---------------------------------------------------------------- queueing
 
-void Cfs::enqueue_entity(CpuId cpu, Entity& e) {
+// account_entity_enqueue / _dequeue: the run queue's load, count and task list.
+void Cfs::account_enqueue(CpuId cpu, Entity& e) {
   RunQueue& rq = rq_[cpu];
   const TaskId id = e.task->id;
   rq.load.weight += e.load.weight;
@@ -125,13 +127,10 @@ void Cfs::enqueue_entity(CpuId cpu, Entity& e) {
   e.list_next = rq.tasks_head;
   if (rq.tasks_head != kNoTask) se_[rq.tasks_head].list_prev = id;
   rq.tasks_head = id;
-  if (id != rq.curr) rq.timeline.insert(id, e.vruntime);
 }
 
-void Cfs::dequeue_entity(CpuId cpu, Entity& e) {
+void Cfs::account_dequeue(CpuId cpu, Entity& e) {
   RunQueue& rq = rq_[cpu];
-  const TaskId id = e.task->id;
-  clear_buddies(rq, id);
   rq.load.weight -= e.load.weight;
   rq.load.inv_weight = 0;
   if (--rq.nr_running == 0) no_cfs_tasks_.set(static_cast<size_t>(cpu));
@@ -142,6 +141,18 @@ void Cfs::dequeue_entity(CpuId cpu, Entity& e) {
     rq.tasks_head = e.list_next;
   if (e.list_next != kNoTask) se_[e.list_next].list_prev = e.list_prev;
   e.list_prev = e.list_next = kNoTask;
+}
+
+void Cfs::enqueue_entity(CpuId cpu, Entity& e) {
+  account_enqueue(cpu, e);
+  if (e.task->id != rq_[cpu].curr) rq_[cpu].timeline.insert(e.task->id, e.vruntime);
+}
+
+void Cfs::dequeue_entity(CpuId cpu, Entity& e) {
+  RunQueue& rq = rq_[cpu];
+  const TaskId id = e.task->id;
+  clear_buddies(rq, id);
+  account_dequeue(cpu, e);
   if (id != rq.curr) rq.timeline.erase(id);
   update_min_vruntime(rq);
 }
@@ -168,6 +179,7 @@ void Cfs::task_new(Task& t, const Task* parent) {
   e.last_wakeup = e.start_runtime = 0;
   e.avg_overlap = e.avg_running = 0;
   e.avg_wakeup = tun_.wakeup_granularity;
+  e.wait_runtime = e.wait_start_fair = e.sleep_start_fair = 0;
   if (parent && static_cast<size_t>(parent->id) < se_.size() && se_[parent->id].task) {
     e.vruntime = se_[parent->id].vruntime;  // dup_task_struct copies the parent's entity
     e.frame_cpu = se_[parent->id].frame_cpu;
@@ -179,7 +191,7 @@ void Cfs::task_new(Task& t, const Task* parent) {
 void Cfs::task_new_fair(CpuId cpu, Entity& child, CpuId parent_cpu) {
   RunQueue& rq = rq_[cpu];
   update_curr(cpu);
-  if (!era31() && rq.curr != kNoTask) child.vruntime = se_[rq.curr].vruntime;
+  if (era32() && rq.curr != kNoTask) child.vruntime = se_[rq.curr].vruntime;
   place_entity(rq, child, true);
   if (tun_.child_runs_first && parent_cpu == cpu && rq.curr != kNoTask &&
       se_[rq.curr].vruntime < child.vruntime) {
@@ -190,6 +202,7 @@ void Cfs::task_new_fair(CpuId cpu, Entity& child, CpuId parent_cpu) {
 }
 
 void Cfs::enqueue(CpuId cpu, Task& t, EnqueueKind how) {
+  if (era23()) return enqueue_23(cpu, t, how);
   Entity& e = se_[t.id];
   e.load = task_load_weight(t.policy, t.nice);
   follow_frame(cpu, e);
@@ -208,14 +221,14 @@ void Cfs::enqueue(CpuId cpu, Task& t, EnqueueKind how) {
         const Task& p = *se_[parent].task;
         // 2.6.31 places the child only if its CPU is running a CFS task; otherwise it
         // keeps the parent's vruntime (activate_task without task_new).
-        if (p.runnable && (!era31() || rq.curr != kNoTask)) task_new_fair(cpu, e, p.cpu);
+        if (p.runnable && (era32() || rq.curr != kNoTask)) task_new_fair(cpu, e, p.cpu);
       }
       break;
     }
     case EnqueueKind::kWakeup:
       e.start_runtime = t.sum_exec_ns;
       place_entity(rq, e, false);
-      if (!era31() && rq.idle_stamp != 0) {  // ttwu's avg_idle sample
+      if (era32() && rq.idle_stamp != 0) {  // ttwu's avg_idle sample
         const int64_t delta = ctx_->now() - rq.idle_stamp;
         const int64_t max = 2 * tun_.migration_cost;
         if (delta > max)
@@ -233,6 +246,7 @@ void Cfs::enqueue(CpuId cpu, Task& t, EnqueueKind how) {
 }
 
 void Cfs::dequeue(CpuId cpu, Task& t, DequeueKind how) {
+  if (era23()) return dequeue_23(cpu, t, how);
   Entity& e = se_[t.id];
   RunQueue& rq = rq_[cpu];
   update_curr(cpu);
@@ -244,7 +258,7 @@ void Cfs::dequeue(CpuId cpu, Task& t, DequeueKind how) {
     } else {
       update_avg(e.avg_wakeup, tun_.wakeup_granularity);
     }
-    if (!era31() && rq.curr == t.id) {  // put_prev_task() of a task going to sleep
+    if (era32() && rq.curr == t.id) {  // put_prev_task() of a task going to sleep
       update_avg(e.avg_running, t.sum_exec_ns - e.prev_sum_exec);
       update_avg(e.avg_running, 0);
     }
@@ -287,6 +301,7 @@ TaskId Cfs::pick_next_entity(RunQueue& rq) {
 }
 
 Task* Cfs::pick_next(CpuId cpu) {
+  if (era23()) return pick_next_23(cpu);
   RunQueue& rq = rq_[cpu];
   if (rq.nr_running == 0) return nullptr;
   const TaskId id = pick_next_entity(rq);
@@ -296,11 +311,12 @@ Task* Cfs::pick_next(CpuId cpu) {
 
 // put_prev_task() and put_prev_entity(): a preempted task goes back into the timeline.
 void Cfs::put_prev(CpuId cpu, Task& prev) {
+  if (era23()) return put_prev_23(cpu, prev);
   RunQueue& rq = rq_[cpu];
   Entity& e = se_[prev.id];
   update_curr(cpu);
   const int64_t runtime = prev.sum_exec_ns - e.prev_sum_exec;
-  if (!era31()) update_avg(e.avg_running, runtime);
+  if (era32()) update_avg(e.avg_running, runtime);
   // avg_overlap grows on preemption too, by the run capped at twice the migration cost.
   update_avg(e.avg_overlap, std::min(runtime, 2 * tun_.migration_cost));
   rq.curr = kNoTask;
@@ -333,6 +349,7 @@ int Cfs::wakeup_preempt_entity(const Entity& curr, const Entity& woken, const Ru
 void Cfs::check_preempt(CpuId cpu, Task& curr_task, Task& woken_task, const WakeInfo& how) {
   RunQueue& rq = rq_[cpu];
   if (rq.curr != curr_task.id || &curr_task == &woken_task) return;
+  if (era23()) return check_preempt_23(cpu, curr_task, woken_task);
   Entity& curr = se_[curr_task.id];
   Entity& woken = se_[woken_task.id];
   const bool scale = rq.nr_running >= tun_.nr_latency;
@@ -401,6 +418,7 @@ void Cfs::check_preempt_tick(CpuId cpu, Entity& curr) {
 }
 
 void Cfs::task_tick(CpuId cpu, Task& curr) {
+  if (era23()) return task_tick_23(cpu, curr);
   RunQueue& rq = rq_[cpu];
   if (rq.curr != curr.id) return;
   update_curr(cpu);
@@ -410,6 +428,7 @@ void Cfs::task_tick(CpuId cpu, Task& curr) {
 // yield_task_fair(): by default only an update, so the task goes back at its vruntime;
 // with sched_compat_yield (or for SCHED_BATCH) it moves to the right end of the timeline.
 void Cfs::yield(CpuId cpu) {
+  if (era23()) return yield_23(cpu);
   RunQueue& rq = rq_[cpu];
   if (rq.curr == kNoTask || rq.nr_running == 1) return;
   Entity& e = se_[rq.curr];
@@ -443,8 +462,9 @@ CpuId Cfs::select_cpu(Task& t, CpuId prev, const WakeInfo& how) {
     case WakeKind::kWakeup: {
       const CpuId this_cpu = how.waker_cpu == kNoCpu ? prev : how.waker_cpu;
       const bool sync = how.sync && cfg_.feat.sync_wakeups;
-      cpu = era31() ? select_wake_cpu_2631(t, prev, this_cpu, sync, how.waker)
-                    : select_wake_cpu_2632(t, prev, this_cpu, sync, how.waker);
+      cpu = era23()   ? select_wake_cpu_2623(t, prev, this_cpu, sync, how.waker)
+            : era31() ? select_wake_cpu_2631(t, prev, this_cpu, sync, how.waker)
+                      : select_wake_cpu_2632(t, prev, this_cpu, sync, how.waker);
       record_wakeup_by(how.waker);
       break;
     }
@@ -470,7 +490,7 @@ bool Cfs::wake_affine(const Domain& sd, Task& p, CpuId prev, CpuId this_cpu, boo
   if (era31() || cfg_.feat.sync_less) {
     if (sync && (current_overlap > mc || e.avg_overlap > mc)) sync = false;
   }
-  if (!era31() && !sync && cfg_.feat.sync_more && current_overlap < mc && e.avg_overlap < mc)
+  if (era32() && !sync && cfg_.feat.sync_more && current_overlap < mc && e.avg_overlap < mc)
     sync = true;
   // Unsigned as in the kernel: removing the waker's weight may wrap (then: not balanced).
   auto tl = static_cast<uint64_t>(this_load);
@@ -478,7 +498,7 @@ bool Cfs::wake_affine(const Domain& sd, Task& p, CpuId prev, CpuId this_cpu, boo
   const auto w = static_cast<uint64_t>(e.load.weight);
   const auto imbalance = static_cast<uint64_t>(100 + (sd.t.imbalance_pct - 100) / 2);
   const auto l = static_cast<uint64_t>(load);
-  const bool balanced = (!era31() && tl == 0) || 100 * (tl + w) <= imbalance * (l + w);
+  const bool balanced = (era32() && tl == 0) || 100 * (tl + w) <= imbalance * (l + w);
   if (sync && balanced) return true;
   const auto tl_per_task = static_cast<uint64_t>(cpu_avg_load_per_task(this_cpu));
   return balanced || (tl <= l && tl + static_cast<uint64_t>(target_load(prev, idx)) <= tl_per_task);

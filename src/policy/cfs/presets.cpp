@@ -1,12 +1,16 @@
-// The presets cfs-2.6.31 and cfs-2.6.32: each release's SCHED_FEAT defaults, tunables
-// and scheduling-domain initialisers, every one a parameter.
+// The presets cfs-2.6.23, cfs-2.6.31 and cfs-2.6.32: each release's SCHED_FEAT defaults,
+// tunables and scheduling-domain initialisers, every one a parameter.
 //
-// Checked against the source (2.6.31.14: kernel/sched_features.h, sched_fair.c, sched.c,
-// include/linux/topology.h; 2.6.32.2: the same files): every SCHED_FEAT default, the
-// tunables' base values and their 1+ilog2(ncpus) scaling with the 200 ms cap, the nice
-// weights, and the SD_SIBLING_INIT / SD_MC_INIT / SD_CPU_INIT fields below.
+// Checked against the source (2.6.23.17: kernel/sched_fair.c's sysctl_sched_features,
+// sched.c, include/linux/topology.h; 2.6.31.14: kernel/sched_features.h, sched_fair.c,
+// sched.c, include/linux/topology.h; 2.6.32.2: the same files): every SCHED_FEAT default,
+// the tunables' base values and their 1+ilog2(ncpus) scaling with its cap (100 ms in
+// 2.6.23, 200 ms later), 2.6.23's runtime_limit = latency and wakeup granularity =
+// min_granularity / 2 at boot, the nice weights, and the SD_SIBLING_INIT / SD_MC_INIT /
+// SD_CPU_INIT fields below.
 // Judgement: NR_CPUS = 64 for the interval cap, no power-savings balancing, no group
-// scheduling, and the NO_HZ idle balancer modelled as noted in balance.cpp.
+// scheduling, the NO_HZ idle balancer modelled as noted in balance.cpp, and 2.6.23
+// balanced with the later code (see balance.cpp).
 #include <fmt/format.h>
 
 #include "policy/cfs/cfs.h"
@@ -25,6 +29,14 @@ struct Feat {
 
 // The switches of each release in sched_features.h order.
 const std::vector<Feat>& features_of(Era era) {
+  static const std::vector<Feat> f23 = {
+      {"FAIR_SLEEPERS", true, "sleepers are credited the fair-clock time they slept"},
+      {"SLEEPER_AVG", false, "the credit scaled by load / (load + weight)"},
+      {"SLEEPER_LOAD_AVG", true, "SLEEPER_AVG uses cpu_load[2] as the load"},
+      {"PRECISE_CPU_LOAD", false, "not modelled (cpu_load from exec/fair ratios); 1 is rejected"},
+      {"START_DEBIT", true, "a process fork starts owing half a granularity"},
+      {"SKIP_INITIAL", false, "a process fork's first wait is not credited"},
+  };
   static const std::vector<Feat> f31 = {
       {"NEW_FAIR_SLEEPERS", true, "waking tasks get up to one latency of sleeper credit"},
       {"NORMALIZED_SLEEPER", false, "sleeper credit scaled by the task's weight"},
@@ -70,7 +82,7 @@ const std::vector<Feat>& features_of(Era era) {
       {"ASYM_EFF_LOAD", true, "group-scheduling effective load; no effect on a flat queue"},
       {"OWNER_SPIN", true, "kernel mutex owner spinning; no effect on user-space locks"},
   };
-  return era == Era::k2631 ? f31 : f32;
+  return era == Era::k2623 ? f23 : era == Era::k2631 ? f31 : f32;
 }
 
 struct EraDefaults {
@@ -78,11 +90,20 @@ struct EraDefaults {
   bool child_runs_first;
 };
 EraDefaults defaults_of(Era era) {
+  if (era == Era::k2623) return {20'000'000, 2'000'000, 1'000'000, true};
   if (era == Era::k2631) return {20'000'000, 4'000'000, 5'000'000, true};
   return {5'000'000, 1'000'000, 1'000'000, false};
 }
 
 std::vector<DomainTemplate> domain_templates(Era era) {
+  if (era == Era::k2623) {
+    // No SD_BALANCE_FORK and no SD_WAKE_BALANCE yet; SD_WAKE_IDLE on every level.
+    const uint32_t common =
+        kSdLoadBalance | kSdBalanceNewidle | kSdBalanceExec | kSdWakeAffine | kSdWakeIdle;
+    return {{Level::kSmt, common | kSdShareCpupower, 1, 2, 64, 110, 0, 0, 0, 0, 0, 0},
+            {Level::kMc, common | kSdSharePkgResources, 1, 4, 64, 125, 1, 2, 0, 0, 1, 1},
+            {Level::kCpu, common, 1, 4, 64, 125, 1, 2, 0, 0, 1, 1}};
+  }
   const bool e31 = era == Era::k2631;
   DomainTemplate smt{Level::kSmt,
                      kSdLoadBalance | kSdBalanceNewidle | kSdBalanceFork | kSdBalanceExec |
@@ -133,6 +154,12 @@ struct DomainFlagParam {
   const char* what;
 };
 const std::vector<DomainFlagParam>& domain_flag_params(Era era) {
+  static const std::vector<DomainFlagParam> f23 = {
+      {"SD_BALANCE_NEWIDLE", kSdBalanceNewidle, "MC and CPU levels pull when a CPU goes idle"},
+      {"SD_BALANCE_FORK", kSdBalanceFork, "forks go to the idlest CPU (all levels)"},
+      {"SD_WAKE_AFFINE", kSdWakeAffine, "wake-ups may move to the waker's CPU (all levels)"},
+      {"SD_WAKE_IDLE", kSdWakeIdle, "a wake-up next to one task moves to an idle CPU"},
+  };
   static const std::vector<DomainFlagParam> f31 = {
       {"SD_BALANCE_NEWIDLE", kSdBalanceNewidle, "MC and CPU levels pull when a CPU goes idle"},
       {"SD_BALANCE_FORK", kSdBalanceFork, "forks go to the idlest CPU (all levels)"},
@@ -145,7 +172,7 @@ const std::vector<DomainFlagParam>& domain_flag_params(Era era) {
       {"SD_WAKE_AFFINE", kSdWakeAffine, "wake-ups may move to the waker's CPU (all levels)"},
       {"SD_PREFER_SIBLING", kSdPreferSibling, "MC and CPU levels: idle siblings first"},
   };
-  return era == Era::k2631 ? f31 : f32;
+  return era == Era::k2623 ? f23 : era == Era::k2631 ? f31 : f32;
 }
 
 bool flag_default(Era era, uint32_t flag) {
@@ -163,16 +190,29 @@ std::vector<ParamSpec> param_specs(Era era) {
   specs.push_back({"sched_min_granularity_ns", d.min_granularity, false,
                    "minimal slice, before scaling by CPU count"});
   specs.push_back({"sched_wakeup_granularity_ns", d.wakeup_granularity, false,
-                   "wake-up preemption granularity, before scaling by CPU count"});
+                   era == Era::k2623
+                       ? "wake-up preemption granularity, before scaling (at boot 2.6.23 sets "
+                         "it to the scaled min_granularity / 2)"
+                       : "wake-up preemption granularity, before scaling by CPU count"});
   specs.push_back({"sched_tunable_scaling", 1, false,
                    "scaling of the three above: 0 none, 1 1+ilog2(cpus) (the kernel's), "
                    "2 linear"});
   specs.push_back({"sched_child_runs_first", d.child_runs_first ? 1 : 0, true,
                    "a forked child runs before its parent on the same CPU"});
-  specs.push_back(
-      {"sched_migration_cost_ns", 500'000, false, "a task that ran this recently is cache hot"});
   specs.push_back({"sched_compat_yield", 0, true, "sched_yield moves the task to the far right"});
-  specs.push_back({"sched_nr_migrate", 32, false, "tasks examined per balancing pass"});
+  if (era == Era::k2623) {
+    specs.push_back({"sched_batch_wakeup_granularity_ns", 25'000'000, false,
+                     "wake-up granularity of SCHED_BATCH tasks (not scaled)"});
+    specs.push_back({"sched_runtime_limit_ns", 0, false,
+                     "bound of wait_runtime; 0 = sched_latency after scaling (the boot value)"});
+    specs.push_back({"forks_are_threads", 1, true,
+                     "forks are CLONE_VM threads (pthread_create), which skip task_new_fair; "
+                     "0 models process forks"});
+  } else {
+    specs.push_back(
+        {"sched_migration_cost_ns", 500'000, false, "a task that ran this recently is cache hot"});
+    specs.push_back({"sched_nr_migrate", 32, false, "tasks examined per balancing pass"});
+  }
   for (const DomainFlagParam& f : domain_flag_params(era))
     specs.push_back({f.name, flag_default(era, f.flag) ? 1 : 0, true, f.what});
   return specs;
@@ -185,48 +225,63 @@ std::unique_ptr<SchedClass> make(Era era, const ParamValues& p) {
 }  // namespace
 
 CfsConfig cfs_config(Era era, const ParamValues& p) {
-  if (p.flag("HRTICK"))
-    throw InputError("", "--param HRTICK",
-                     "HRTICK is not modelled: the simulator preempts at jiffy ticks only");
   CfsConfig c;
   c.era = era;
   Features& f = c.feat;
-  const bool e31 = era == Era::k2631;
-  if (e31) {
-    f.new_fair_sleepers = p.flag("NEW_FAIR_SLEEPERS");
-  } else {
-    f.fair_sleepers = p.flag("FAIR_SLEEPERS");
-    f.gentle_fair_sleepers = p.flag("GENTLE_FAIR_SLEEPERS");
-    f.wakeup_sync = p.flag("WAKEUP_SYNC");
-    f.wakeup_running = p.flag("WAKEUP_RUNNING");
-    f.sync_less = p.flag("SYNC_LESS");
-    f.sync_more = p.flag("SYNC_MORE");
-    f.next_buddy = p.flag("NEXT_BUDDY");
-  }
-  f.normalized_sleeper = p.flag("NORMALIZED_SLEEPER");
-  f.adaptive_gran = p.flag("ADAPTIVE_GRAN");
-  f.wakeup_preempt = p.flag("WAKEUP_PREEMPT");
-  f.start_debit = p.flag("START_DEBIT");
-  f.affine_wakeups = p.flag("AFFINE_WAKEUPS");
-  f.cache_hot_buddy = p.flag("CACHE_HOT_BUDDY");
-  f.sync_wakeups = p.flag("SYNC_WAKEUPS");
-  f.asym_gran = p.flag("ASYM_GRAN");
-  f.lb_bias = p.flag("LB_BIAS");
-  f.wakeup_overlap = p.flag("WAKEUP_OVERLAP");
-  f.last_buddy = p.flag("LAST_BUDDY");
   Tunables& t = c.base;
   t.latency = p.get("sched_latency_ns");
   t.min_granularity = p.get("sched_min_granularity_ns");
   t.wakeup_granularity = p.get("sched_wakeup_granularity_ns");
-  t.migration_cost = p.get("sched_migration_cost_ns");
   t.child_runs_first = p.flag("sched_child_runs_first");
   t.compat_yield = p.flag("sched_compat_yield");
-  t.nr_migrate = static_cast<int>(p.get("sched_nr_migrate"));
   c.tunable_scaling = static_cast<int>(p.get("sched_tunable_scaling"));
   if (c.tunable_scaling > 2)
     throw InputError("", "--param sched_tunable_scaling", "must be 0, 1 or 2");
   if (t.min_granularity == 0)
     throw InputError("", "--param sched_min_granularity_ns", "must be positive");
+  if (era == Era::k2623) {
+    if (p.flag("PRECISE_CPU_LOAD"))
+      throw InputError("", "--param PRECISE_CPU_LOAD",
+                       "PRECISE_CPU_LOAD is not modelled: cpu_load[] follows the queue weight");
+    f.fair_sleepers = p.flag("FAIR_SLEEPERS");
+    f.sleeper_avg = p.flag("SLEEPER_AVG");
+    f.sleeper_load_avg = p.flag("SLEEPER_LOAD_AVG");
+    f.start_debit = p.flag("START_DEBIT");
+    f.skip_initial = p.flag("SKIP_INITIAL");
+    // 2.6.23 always used the load averages, honoured sync and wake-affine, and preempted.
+    f.lb_bias = f.sync_wakeups = f.affine_wakeups = f.wakeup_preempt = true;
+    t.batch_wakeup_granularity = p.get("sched_batch_wakeup_granularity_ns");
+    t.runtime_limit = p.get("sched_runtime_limit_ns");
+    t.forks_are_threads = p.flag("forks_are_threads");
+  } else {
+    if (p.flag("HRTICK"))
+      throw InputError("", "--param HRTICK",
+                       "HRTICK is not modelled: the simulator preempts at jiffy ticks only");
+    if (era == Era::k2631) {
+      f.new_fair_sleepers = p.flag("NEW_FAIR_SLEEPERS");
+    } else {
+      f.fair_sleepers = p.flag("FAIR_SLEEPERS");
+      f.gentle_fair_sleepers = p.flag("GENTLE_FAIR_SLEEPERS");
+      f.wakeup_sync = p.flag("WAKEUP_SYNC");
+      f.wakeup_running = p.flag("WAKEUP_RUNNING");
+      f.sync_less = p.flag("SYNC_LESS");
+      f.sync_more = p.flag("SYNC_MORE");
+      f.next_buddy = p.flag("NEXT_BUDDY");
+    }
+    f.normalized_sleeper = p.flag("NORMALIZED_SLEEPER");
+    f.adaptive_gran = p.flag("ADAPTIVE_GRAN");
+    f.wakeup_preempt = p.flag("WAKEUP_PREEMPT");
+    f.start_debit = p.flag("START_DEBIT");
+    f.affine_wakeups = p.flag("AFFINE_WAKEUPS");
+    f.cache_hot_buddy = p.flag("CACHE_HOT_BUDDY");
+    f.sync_wakeups = p.flag("SYNC_WAKEUPS");
+    f.asym_gran = p.flag("ASYM_GRAN");
+    f.lb_bias = p.flag("LB_BIAS");
+    f.wakeup_overlap = p.flag("WAKEUP_OVERLAP");
+    f.last_buddy = p.flag("LAST_BUDDY");
+    t.migration_cost = p.get("sched_migration_cost_ns");
+    t.nr_migrate = static_cast<int>(p.get("sched_nr_migrate"));
+  }
   c.domains = domain_templates(era);
   for (const DomainFlagParam& fp : domain_flag_params(era)) {
     const bool on = p.flag(fp.name);
@@ -242,6 +297,14 @@ CfsConfig cfs_config(Era era, const ParamValues& p) {
 }
 
 }  // namespace cfs
+
+PolicyInfo cfs_2623_policy_info() {
+  return {"cfs-2.6.23",
+          "CFS as merged in Linux 2.6.23 (sched_fair.c of 2.6.23.17): fair_clock and "
+          "wait_runtime, sleeper credit with payback, wake-ups to idle siblings",
+          cfs::param_specs(cfs::Era::k2623),
+          [](const ParamValues& p) { return cfs::make(cfs::Era::k2623, p); }};
+}
 
 PolicyInfo cfs_2631_policy_info() {
   return {"cfs-2.6.31",

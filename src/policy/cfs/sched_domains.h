@@ -27,6 +27,7 @@ enum SdFlag : uint32_t {
   kSdShareCpupower = 1u << 6,
   kSdSharePkgResources = 1u << 7,
   kSdPreferSibling = 1u << 8,  // 2.6.32
+  kSdWakeIdle = 1u << 9,       // 2.6.23: wake on an idle CPU of the domain
 };
 
 enum class Level : uint8_t { kSmt, kMc, kCpu };
