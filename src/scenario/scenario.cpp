@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "util/error.h"
+#include "workload/generators/generators.h"
 #include "workload/rtapp_reader.h"
 
 namespace schedlab {
@@ -65,6 +66,7 @@ Scenario build(JValue root, const std::string& file, const std::string& base_dir
   s.file = file;
   s.leniency = leniency;
   const int default_cpus = o.cpus.value_or(host_cpu_count());
+  const JValue* generators = nullptr;
   s.machine = make_machine(default_cpus);
   for (const auto& [k, v] : root.members) {
     if (k == "tasks" || k == "global" || k == "resources" || k == "name" || k == "description") {
@@ -76,18 +78,28 @@ Scenario build(JValue root, const std::string& file, const std::string& base_dir
     } else if (k == "seed") {
       s.seed = static_cast<uint64_t>(r.integer_in(v, "seed", 0, INT64_MAX));
     } else if (k == "workload") {
-      r.expect_object(v, "workload");
-      const JValue* gen = v.find("generator");
-      r.fail("workload.generator", gen && gen->is_string()
-                                       ? "unknown generator '" + gen->string + "'"
-                                       : std::string("missing: name a workload generator"));
+      if (!v.is_array()) r.expect_object(v, "workload");
+      generators = &v;
     } else {
       r.fail(k, "unknown key (tasks, global, machine, scheduler, seed, workload)");
     }
   }
   if (o.cpus && *o.cpus != s.machine.cpus) resize_machine(s.machine, *o.cpus);
   RtAppGlobal global;
-  read_rtapp(root, r, s.workload, global);
+  read_rtapp(root, r, s.workload, global, generators == nullptr);
+  if (generators) {
+    // Generated tasks follow the rt-app ones; jitter follows the run's seed.
+    const uint64_t seed = o.seed.value_or(s.seed);
+    if (generators->is_array()) {
+      if (generators->items.empty()) r.fail("workload", "an empty list of generators");
+      for (size_t i = 0; i < generators->items.size(); ++i)
+        generate_workload(generators->items[i],
+                          GeneratorContext{r, s.machine, seed, fmt::format("workload[{}]", i)},
+                          s.workload);
+    } else {
+      generate_workload(*generators, GeneratorContext{r, s.machine, seed, "workload"}, s.workload);
+    }
+  }
   validate_workload(s.workload, r);
   for (const TaskSpec& t : s.workload.tasks) {
     check_cpus(t.cpus, s.machine.cpus, r, "tasks." + t.name + ".cpus");

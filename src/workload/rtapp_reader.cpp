@@ -60,10 +60,11 @@ class RtAppParser {
  public:
   RtAppParser(const JsonReader& r, Workload& w, RtAppGlobal& g) : r_(r), w_(w), g_(g) {}
 
-  void read(const JValue& root) {
+  void read(const JValue& root, bool tasks_required) {
     r_.expect_object(root, "(top level)");
     if (const JValue* global = root.find("global")) read_global(*global);
     const JValue* tasks = root.find("tasks");
+    if (!tasks && !tasks_required) return;
     if (!tasks) r_.fail("tasks", "missing: a scenario needs a \"tasks\" object");
     r_.expect_object(*tasks, "tasks");
     if (tasks->members.empty()) r_.fail("tasks", "no task defined");
@@ -398,8 +399,9 @@ class RtAppParser {
 
 }  // namespace
 
-void read_rtapp(const JValue& root, const JsonReader& reader, Workload& out, RtAppGlobal& global) {
-  RtAppParser(reader, out, global).read(root);
+void read_rtapp(const JValue& root, const JsonReader& reader, Workload& out, RtAppGlobal& global,
+                bool tasks_required) {
+  RtAppParser(reader, out, global).read(root, tasks_required);
 }
 
 void validate_workload(const Workload& w, const JsonReader& r) {

@@ -14,8 +14,10 @@ struct RtAppGlobal {
   SchedPolicy default_policy = SchedPolicy::kOther;
 };
 
-// `root` is the whole file; its "tasks" and "global" members are read.
-void read_rtapp(const JValue& root, const JsonReader& reader, Workload& out, RtAppGlobal& global);
+// `root` is the whole file; its "tasks" and "global" members are read. "tasks" may be
+// absent when a generator provides the workload.
+void read_rtapp(const JValue& root, const JsonReader& reader, Workload& out, RtAppGlobal& global,
+                bool tasks_required = true);
 
 // Checks that a workload is complete in itself: fork targets exist, mutexes that are
 // unlocked or waited with are locked somewhere, counters waited on are advanced.

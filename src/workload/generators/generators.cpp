@@ -1,0 +1,30 @@
+#include "workload/generators/generators.h"
+
+namespace schedlab {
+
+namespace {
+struct Entry {
+  const char* name;
+  void (*generate)(const JValue&, const GeneratorContext&, Workload&);
+};
+const Entry kGenerators[] = {{"x264", generate_x264}};
+}  // namespace
+
+std::vector<std::string> generator_names() {
+  std::vector<std::string> names;
+  for (const Entry& e : kGenerators) names.emplace_back(e.name);
+  return names;
+}
+
+void generate_workload(const JValue& spec, const GeneratorContext& ctx, Workload& out) {
+  const JsonReader& r = ctx.reader;
+  r.expect_object(spec, ctx.key);
+  const std::string name = r.string(r.required(spec, ctx.key, "generator"), ctx.key + ".generator");
+  for (const Entry& e : kGenerators)
+    if (name == e.name) return e.generate(spec, ctx, out);
+  std::string known;
+  for (const Entry& e : kGenerators) known += (known.empty() ? "" : ", ") + std::string(e.name);
+  r.fail(ctx.key + ".generator", "unknown generator '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace schedlab

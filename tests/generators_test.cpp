@@ -1,0 +1,162 @@
+// Workload generators: x264's structure and lag, checked against hand computations, and
+// every shipped scenario under every policy.
+#include "workload/generators/generators.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "harness.h"
+#include "policy/registry.h"
+#include "util/error.h"
+
+namespace schedlab::test {
+namespace {
+
+using Lines = std::vector<std::string>;
+
+// mv_range_thread's lag in rows: max_range = (h + 24) / threads - 24, r = clamp(max_range
+// / 2, me_range, 512), rounded up so r + 24 is a multiple of 16; K = (r + 24) / 16.
+TEST(X264, RowLagFollowsMvRangeThread) {
+  EXPECT_EQ(x264_row_lag(576, 6, 16), 4);   // WORKLOADS.md's worked example: r = 40
+  EXPECT_EQ(x264_row_lag(576, 2, 16), 11);  // 276 / 2 = 138 -> 162 -> 176
+  EXPECT_EQ(x264_row_lag(576, 8, 16), 4);   // 51 / 2 = 25 -> 49 -> 64
+  EXPECT_EQ(x264_row_lag(576, 1, 16), 20);  // 576 / 2 = 288 -> 312 -> 320
+  EXPECT_EQ(x264_row_lag(720, 4, 16), 7);   // 162 / 2 = 81 -> 105 -> 112
+  EXPECT_EQ(x264_row_lag(48, 2, 16), 3);    // 12 / 2 = 6, clamped to 16 -> 40 -> 48
+  EXPECT_EQ(x264_row_lag(576, 6, 24), 4);   // 38 -> 62 -> 64
+}
+
+std::string x264_scenario(const std::string& params, int cpus = 1) {
+  return fmt::format(R"({{"machine": {{"cpus": {}, "hz": 1000}}, "global": {{"duration": 100}},
+      "workload": {{"generator": "x264", {}}}}})",
+                     cpus, params);
+}
+
+// One CPU under rr (FIFO, no preemption within the run): 2 frame threads, 4 frames of
+// 3 rows (K = 3, so each frame waits for the whole previous one). By hand: the main
+// thread creates and joins an input thread per frame; it joins frame F-2 before starting
+// frame F, and frames 2 and 3 at the end, blocking only on frame 3.
+TEST(X264, TwoThreadsFourFramesRunInTheOrderComputedByHand) {
+  ScenarioOverrides o;
+  o.policy = "rr";
+  const RunOutput r =
+      run_text(x264_scenario(R"("preset": "ultrafast", "threads": 2, "frames": 4, "width": 32,
+                        "height": 48, "sync_lookahead": 0, "jitter": 0)"),
+               o);
+  // Costs (area 6/1584 of 4CIF): frame 28968.18 ns; main 869 + lookahead 289 = 1158 ns in
+  // the main thread; input 378 ns; rows I 6096 ns, P 10160 ns (weights 0.6 and 1 over a
+  // mean of 0.9).
+  EXPECT_EQ(r.switch_ins(),
+            (Lines{"0 0 x264", "0 0 x264-input-0", "0.000378 0 x264", "0.001536 0 x264-frame0-0",
+                   "0.019824 0 x264-input-1", "0.020202 0 x264", "0.02136 0 x264-frame1-0",
+                   "0.05184 0 x264-input-2", "0.052218 0 x264", "0.053376 0 x264-frame2-0",
+                   "0.083856 0 x264-input-3", "0.084234 0 x264", "0.085392 0 x264-frame3-0",
+                   "0.115872 0 x264", "0.115872 0 idle"}));
+  std::vector<std::string> blocked;
+  int marks = 0;
+  for (const SchedEvent& e : r.events) {
+    if (e.type == EventType::kBlock) blocked.push_back(r.names[e.task]);
+    if (e.type == EventType::kMark) ++marks;
+  }
+  EXPECT_EQ(blocked, (Lines{"x264", "x264", "x264", "x264", "x264"}));
+  EXPECT_EQ(marks, 4);
+  EXPECT_EQ(r.metrics.marks.at("frames").count, 4u);
+}
+
+TEST(X264, SingleThreadRunsAtTheCalibratedSpeed) {
+  struct Case {
+    const char* preset;
+    double fps;
+  };
+  for (const Case c : {Case{"ultrafast", 130.76}, Case{"medium", 20.01}, Case{"veryslow", 1.90}}) {
+    const RunOutput r = run_text(x264_scenario(
+        fmt::format(R"("preset": "{}", "threads": 1, "frames": 20, "jitter": 0)", c.preset)));
+    const double fps = 20.0 / (static_cast<double>(r.metrics.duration_ns) / 1e9);
+    EXPECT_NEAR(fps, c.fps, c.fps * 1e-4) << c.preset;
+  }
+}
+
+size_t count_prefix(const std::vector<std::string>& names, const std::string& prefix) {
+  size_t n = 0;
+  for (const std::string& s : names) n += s.rfind(prefix, 0) == 0;
+  return n;
+}
+
+TEST(X264, ThreadStylesAndLookahead) {
+  const std::string base =
+      R"("preset": "medium", "threads": 3, "frames": 12, "width": 64, "height": 64)";
+  const RunOutput per_frame = run_text(x264_scenario(base, 2));
+  EXPECT_EQ(count_prefix(per_frame.names, "x264-frame"), 12u);  // one thread per frame
+  EXPECT_EQ(count_prefix(per_frame.names, "x264-input"), 12u);
+  EXPECT_EQ(count_prefix(per_frame.names, "x264-lookahead"), 1u);  // auto: bframes + 1
+  const RunOutput pool = run_text(x264_scenario(base + R"(, "style": "pool")", 2));
+  EXPECT_EQ(count_prefix(pool.names, "x264-frame"), 0u);
+  EXPECT_EQ(count_prefix(pool.names, "x264-worker"), 3u);
+  const RunOutput no_la = run_text(x264_scenario(base + R"(, "sync_lookahead": 0)", 2));
+  EXPECT_EQ(count_prefix(no_la.names, "x264-lookahead"), 0u);
+  const RunOutput sliced = run_text(x264_scenario(base + R"(, "tune": "zerolatency")", 2));
+  EXPECT_EQ(count_prefix(sliced.names, "x264-slice"), 3u);
+  EXPECT_EQ(count_prefix(sliced.names, "x264-lookahead"), 0u);
+  for (const RunOutput* r : {&per_frame, &pool, &no_la, &sliced})
+    EXPECT_EQ(r->metrics.marks.at("frames").count, 12u);
+}
+
+TEST(X264, AutoThreadsAreOneAndAHalfPerCpuCappedByRows) {
+  auto workers = [](const std::string& params) {
+    const RunOutput r =
+        run_text(x264_scenario(R"("preset": "ultrafast", "frames": 12, )" + params, 4));
+    return count_prefix(r.names, "x264-worker") + count_prefix(r.names, "x264-slice");
+  };
+  EXPECT_EQ(workers(R"("style": "pool")"), 6u);                       // 4 CPUs * 3 / 2
+  EXPECT_EQ(workers(R"("style": "pool", "height": 64)"), 2u);         // 4 rows / 2
+  EXPECT_EQ(workers(R"("tune": "zerolatency")"), 4u);                 // sliced: the CPUs
+  EXPECT_EQ(workers(R"("tune": "zerolatency", "height": 128)"), 2u);  // 8 rows / 4
+}
+
+TEST(X264, BadParametersNameTheKey) {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"("preset": "placebo")", "workload.preset"}, {R"("threads": 0)", "workload.threads"},
+      {R"("frames": -1)", "workload.frames"},        {R"("speed": 3)", "workload.speed"},
+      {R"("style": "fibers")", "workload.style"},
+  };
+  for (const auto& [params, key] : cases) {
+    try {
+      run_text(x264_scenario(params));
+      ADD_FAILURE() << params << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), key) << params;
+    }
+  }
+}
+
+// Every shipped scenario runs to completion under every registered policy, invariants
+// checked (x264 scenarios shortened to 40 frames).
+TEST(Scenarios, EveryShippedScenarioCompletesUnderEveryPolicy) {
+  const std::filesystem::path dir = std::filesystem::path(SCHEDLAB_SOURCE_DIR) / "scenarios";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    for (const PolicyInfo& policy : policy_registry()) {
+      ScenarioOverrides o;
+      o.policy = policy.name;
+      const Scenario probe = load_scenario(entry.path().string());
+      const JValue* w = probe.raw.find("workload");
+      if (w && w->is_object()) o.sets.emplace_back("/workload/frames", "40");
+      const Scenario s = load_scenario(entry.path().string(), o);
+      Analyzer analyzer;
+      SimulationOptions options;
+      options.check_invariants = true;
+      const EngineResult result = simulate(s, analyzer, options);
+      if (w) {
+        EXPECT_TRUE(result.all_exited) << entry.path() << " under " << policy.name;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+}  // namespace
+}  // namespace schedlab::test
