@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "harness.h"
@@ -129,6 +130,53 @@ TEST(X264, BadParametersNameTheKey) {
       EXPECT_EQ(e.key(), key) << params;
     }
   }
+}
+
+// One pair, 10 exchanges on one CPU: the client and its server alternate strictly; each
+// exchange is counted once and moves its request and reply bytes.
+TEST(Tbench, OnePairPingPongsExactlyTheOperationCount) {
+  ScenarioOverrides o;
+  o.policy = "rr";
+  const RunOutput r = run_text(R"({"machine": {"cpus": 1}, "global": {"duration": 10},
+      "workload": {"generator": "tbench", "clients": 1, "ops": 10}})",
+                               o);
+  EXPECT_TRUE(r.result.all_exited);
+  EXPECT_EQ(r.metrics.marks.at("tbench_ops").count, 10u);
+  // Between the first and the last exchange the CPU goes client, server, client, ...
+  std::vector<std::string> order;
+  for (const std::string& line : r.switch_ins()) {
+    if (line.find("tbench-client0") != std::string::npos) order.push_back("c");
+    if (line.find("tbench-server0") != std::string::npos) order.push_back("s");
+  }
+  ASSERT_GE(order.size(), 20u);
+  for (size_t i = 1; i < order.size(); ++i) EXPECT_NE(order[i], order[i - 1]) << i;
+  EXPECT_EQ(std::count(order.begin(), order.end(), "s"), 10);
+  const uint64_t bytes = r.metrics.marks.at("tbench_bytes").count;
+  EXPECT_GE(bytes, 10u * 78);  // at least 39 B each way per exchange
+}
+
+TEST(Hackbench, SendsGroupsTimesFdsSquaredTimesLoopsMessages) {
+  for (const char* mode : {"sockets", "pipes"}) {
+    const RunOutput r = run_text(fmt::format(
+        R"({{"machine": {{"cpus": 2}}, "global": {{"duration": 10}},
+            "workload": {{"generator": "hackbench", "groups": 2, "fds": 3, "loops": 4,
+                          "mode": "{}", "buffer_bytes": 300}}}})",
+        mode));
+    EXPECT_TRUE(r.result.all_exited) << mode;
+    EXPECT_EQ(r.metrics.marks.at("messages").count, 2u * 3 * 3 * 4) << mode;
+    EXPECT_EQ(r.names.size(), 1u + 2 * 2 * 3) << mode;  // main + 2·groups·fds workers
+  }
+}
+
+TEST(X264, BatchPolicyAppliesToEveryThread) {
+  const RunOutput r = run_text(x264_scenario(
+      R"("preset": "medium", "threads": 3, "frames": 6, "width": 64, "height": 64, "policy": "SCHED_BATCH")",
+      2));
+  EXPECT_EQ(r.metrics.marks.at("frames").count, 6u);
+  const Scenario s =
+      scenario_from_text(x264_scenario(R"("threads": 3, "policy": "SCHED_BATCH")"), "t");
+  for (const TaskSpec& t : s.workload.tasks)
+    EXPECT_EQ(t.sched.policy, SchedPolicy::kBatch) << t.name;
 }
 
 // Every shipped scenario runs to completion under every registered policy, invariants

@@ -44,6 +44,8 @@ const char* block_reason_name(BlockReason r) {
       return "spin_sleep";
     case BlockReason::kSpinBlock:
       return "spin_block";
+    case BlockReason::kSemaphore:
+      return "semaphore";
   }
   return "?";
 }

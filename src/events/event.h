@@ -31,7 +31,8 @@ enum class BlockReason : uint8_t {
   kSuspend,
   kProgress,
   kSpinSleep,
-  kSpinBlock
+  kSpinBlock,
+  kSemaphore
 };
 
 const char* event_type_name(EventType t);

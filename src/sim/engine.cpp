@@ -55,7 +55,8 @@ EngineResult Engine::run() {
                              workload_.suspend_queues.names,
                              workload_.counters.names,
                              workload_.spinlocks.names,
-                             workload_.spinlocks.names};
+                             workload_.spinlocks.names,
+                             workload_.semaphores.names};
   sink_.begin(info);
   start_static_tasks();
   process_rescheds();

@@ -248,6 +248,30 @@ Engine::StepResult Engine::execute_step(CpuId cpu, Task& t, Exec& x, const Step&
       ++x.step;
       emit({now_, EventType::kMark, 0, cpu, t.id, kNoTask, s.object, s.amount});
       return StepResult::kContinue;
+    case Op::kSemPost: {
+      ++x.step;
+      SemaphoreState& sem = sync_.semaphores[s.object];
+      sem.value += s.amount;
+      // Waiters take what they need in arrival order; the first that cannot stops the rest.
+      while (!sem.waiters.empty() && sem.value >= sem.waiters.front().second) {
+        const auto [id, need] = sem.waiters.front();
+        sem.waiters.pop_front();
+        sem.value -= need;
+        wake(tasks_[id], WakeInfo{WakeKind::kWakeup, cpu, s.sync}, t.id);
+      }
+      return StepResult::kContinue;
+    }
+    case Op::kSemWait: {
+      ++x.step;
+      SemaphoreState& sem = sync_.semaphores[s.object];
+      if (sem.waiters.empty() && sem.value >= s.amount) {
+        sem.value -= s.amount;
+        return StepResult::kContinue;
+      }
+      sem.waiters.emplace_back(t.id, s.amount);
+      block(t, BlockReason::kSemaphore, s.object);
+      return StepResult::kStop;
+    }
   }
   return StepResult::kContinue;
 }
@@ -392,6 +416,9 @@ std::string Engine::describe_wait(const Task& t) const {
     case BlockReason::kSpinBlock:
       return fmt::format("{} waits for spinlock '{}' (held by {})", t.name,
                          workload_.spinlocks.names[o], holder(sync_.spinlocks[o].owner));
+    case BlockReason::kSemaphore:
+      return fmt::format("{} waits on semaphore '{}' (holds {})", t.name,
+                         workload_.semaphores.names[o], sync_.semaphores[o].value);
     default:
       return fmt::format("{} sleeps", t.name);
   }

@@ -29,6 +29,11 @@ struct CounterState {
   std::vector<std::pair<TaskId, int64_t>> waiters;  // task, target value
 };
 
+struct SemaphoreState {
+  int64_t value = 0;
+  std::deque<std::pair<TaskId, int64_t>> waiters;  // FIFO: task, amount it takes
+};
+
 struct TimerState {
   bool started = false;
   Time next = 0;
@@ -48,7 +53,11 @@ struct SyncObjects {
         suspended(w.suspend_queues.size()),
         counters(w.counters.size()),
         timers(w.timers.size()),
-        spinlocks(w.spinlocks.size()) {}
+        spinlocks(w.spinlocks.size()),
+        semaphores(w.semaphores.size()) {
+    for (size_t i = 0; i < w.semaphore_initial.size() && i < semaphores.size(); ++i)
+      semaphores[i].value = w.semaphore_initial[i];
+  }
 
   std::vector<MutexState> mutexes;
   std::vector<CondvarState> condvars;
@@ -57,6 +66,7 @@ struct SyncObjects {
   std::vector<CounterState> counters;
   std::vector<TimerState> timers;
   std::vector<SpinLockState> spinlocks;
+  std::vector<SemaphoreState> semaphores;
 };
 
 }  // namespace schedlab

@@ -32,6 +32,10 @@ const char* op_name(Op op) {
       return "resume";
     case Op::kYield:
       return "yield";
+    case Op::kSemPost:
+      return "sem_post";
+    case Op::kSemWait:
+      return "sem_wait";
     case Op::kFork:
       return "fork";
     case Op::kMem:

@@ -34,6 +34,8 @@ enum class Op : uint8_t {
   kAdvance,       // add `amount` to a progress counter
   kWaitProgress,  // block until a progress counter reaches `amount`
   kMark,          // count `amount` application events (frames, transactions)
+  kSemPost,       // add `amount` to a counting semaphore (a message sent, buffer space freed)
+  kSemWait,       // take `amount` from a semaphore, blocking until it holds that much
 };
 
 const char* op_name(Op op);
@@ -45,6 +47,8 @@ struct Step {
   int32_t object = -1;    // index into the workload's table for this kind of object
   int32_t mutex = -1;     // the mutex of wait and sync
   bool absolute = false;  // timer mode
+  bool sync = false;      // sem_post: a sync wake-up (the poster is about to block, as a
+                          // pipe or socket write followed by a read)
 };
 
 // What to do once a spinlock's spinning has failed (WORKLOADS.md §3).
@@ -101,7 +105,9 @@ struct NameTable {
 
 struct Workload {
   std::vector<TaskSpec> tasks;
-  NameTable mutexes, condvars, barriers, suspend_queues, counters, marks, timers, spinlocks;
+  NameTable mutexes, condvars, barriers, suspend_queues, counters, marks, timers, spinlocks,
+      semaphores;
+  std::vector<int64_t> semaphore_initial;    // per semaphore (grown with the table; default 0)
   std::vector<bool> timer_unique;            // per timer: one per task instance ("unique…" refs)
   std::vector<int> barrier_users;            // per barrier: task instances that use it
   std::vector<SpinLockConfig> spin_configs;  // per spinlock

@@ -29,6 +29,8 @@ constexpr std::pair<const char*, Op> kEventPrefixes[] = {
     {"fork", Op::kFork},
     {"mem", Op::kMem},
     {"iorun", Op::kIoRun},
+    {"sem_post", Op::kSemPost},
+    {"sem_wait", Op::kSemWait},
     {"spin_lock", Op::kSpinLock},
     {"spin_unlock", Op::kSpinUnlock},
     {"advance", Op::kAdvance},
@@ -306,6 +308,10 @@ class RtAppParser {
         s.amount = r_.integer_in(r_.required(v, key, "value"), key + ".value", 0, INT64_MAX);
         break;
       }
+      case Op::kSemPost:
+      case Op::kSemWait:
+        read_semaphore_step(v, key, op == Op::kSemPost, s);
+        break;
     }
     return s;
   }
@@ -324,6 +330,27 @@ class RtAppParser {
       s.amount = r_.integer_in(val, key + "." + k, 0, INT64_MAX / 4);
     }
     s.object = table.intern(r_.string(ref, key + ".ref"));
+  }
+
+  // "sem_post": name | {"ref", "count", "sync"}; "sem_wait": name | {"ref", "count"}.
+  void read_semaphore_step(const JValue& v, const std::string& key, bool post, Step& s) {
+    s.amount = 1;
+    if (v.is_string()) {
+      s.object = w_.semaphores.intern(v.string);
+      return;
+    }
+    const JValue& ref = r_.required(v, key, "ref");
+    for (const auto& [k, val] : v.members) {
+      const std::string kk = key + "." + k;
+      if (k == "ref") continue;
+      if (k == "count")
+        s.amount = r_.integer_in(val, kk, 1, INT64_MAX / 4);
+      else if (k == "sync" && post)
+        s.sync = r_.boolean(val, kk);
+      else
+        r_.fail(kk, post ? "unknown key (ref, count, sync)" : "unknown key (ref, count)");
+    }
+    s.object = w_.semaphores.intern(r_.string(ref, key + ".ref"));
   }
 
   void read_spin_lock(const JValue& v, const std::string& key, Step& s) {
@@ -406,12 +433,15 @@ void read_rtapp(const JValue& root, const JsonReader& reader, Workload& out, RtA
 
 void validate_workload(const Workload& w, const JsonReader& r) {
   std::vector<bool> mutex_locked(w.mutexes.size()), counter_advanced(w.counters.size()),
-      spin_locked(w.spinlocks.size());
+      spin_locked(w.spinlocks.size()), sem_posted(w.semaphores.size());
+  for (size_t i = 0; i < w.semaphore_initial.size() && i < sem_posted.size(); ++i)
+    sem_posted[i] = w.semaphore_initial[i] > 0;
   for (const TaskSpec& t : w.tasks)
     for (const Phase& p : t.phases)
       for (const Step& s : p.steps) {
         if (s.op == Op::kLock) mutex_locked[s.object] = true;
         if (s.op == Op::kAdvance) counter_advanced[s.object] = true;
+        if (s.op == Op::kSemPost) sem_posted[s.object] = true;
         if (s.op == Op::kSpinLock) spin_locked[s.object] = true;
       }
   for (const TaskSpec& t : w.tasks)
@@ -424,6 +454,9 @@ void validate_workload(const Workload& w, const JsonReader& r) {
             r.fail(where, fmt::format("{} names mutex '{}', which no task ever locks",
                                       op_name(s.op), w.mutexes.names[m]));
         }
+        if (s.op == Op::kSemWait && !sem_posted[s.object])
+          r.fail(where, fmt::format("sem_wait on semaphore '{}', which no task posts",
+                                    w.semaphores.names[s.object]));
         if (s.op == Op::kWaitProgress && !counter_advanced[s.object])
           r.fail(where, fmt::format("wait_progress on counter '{}', which no task advances",
                                     w.counters.names[s.object]));

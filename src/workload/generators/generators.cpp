@@ -7,7 +7,8 @@ struct Entry {
   const char* name;
   void (*generate)(const JValue&, const GeneratorContext&, Workload&);
 };
-const Entry kGenerators[] = {{"x264", generate_x264}};
+const Entry kGenerators[] = {
+    {"x264", generate_x264}, {"tbench", generate_tbench}, {"hackbench", generate_hackbench}};
 }  // namespace
 
 std::vector<std::string> generator_names() {

@@ -73,6 +73,7 @@ struct Params {
   int frame_nice = 0;
   double jitter = 0.1;
   std::string name = "x264";
+  SchedPolicy policy = SchedPolicy::kOther;  // schedtool -B runs it all as SCHED_BATCH
 };
 
 struct Frame {
@@ -134,10 +135,20 @@ Params read_params(const JValue& spec, const GeneratorContext& ctx) {
     } else if (k == "name") {
       p.name = r.string(v, key);
       if (p.name.empty()) r.fail(key, "must not be empty");
+    } else if (k == "policy") {
+      const std::string policy = r.string(v, key);
+      if (policy == "SCHED_OTHER")
+        p.policy = SchedPolicy::kOther;
+      else if (policy == "SCHED_BATCH")
+        p.policy = SchedPolicy::kBatch;
+      else if (policy == "SCHED_IDLE")
+        p.policy = SchedPolicy::kIdle;
+      else
+        r.fail(key, "unknown policy '" + policy + "' (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE)");
     } else {
       r.fail(key,
              "unknown key (generator, preset, tune, threads, frames, width, height, bframes, ref, "
-             "sync_lookahead, keyint, style, frame_nice, jitter, name)");
+             "sync_lookahead, keyint, style, frame_nice, jitter, name, policy)");
     }
   }
   return p;
@@ -195,7 +206,8 @@ void generate_x264(const JValue& spec, const GeneratorContext& ctx, Workload& w)
     threads = sliced ? std::min(ncpu, std::max(1, mb_rows / 4))
                      : std::min(ncpu * 3 / 2, std::max(1, mb_rows / 2));
   threads = std::clamp(threads, 1, 128);
-  const int bframes = sliced ? 0 : (p.bframes >= 0 ? p.bframes : p.preset->bframes);
+  // zerolatency turns B frames off unless --bframes is given too (E3's variants).
+  const int bframes = p.bframes >= 0 ? p.bframes : sliced ? 0 : p.preset->bframes;
   const int ref = p.ref > 0 ? p.ref : p.preset->ref;
   int sync_lookahead = p.sync_lookahead >= 0 ? p.sync_lookahead : bframes + 1;
   if (threads == 1 || sliced) sync_lookahead = 0;
@@ -350,6 +362,8 @@ void generate_x264(const JValue& spec, const GeneratorContext& ctx, Workload& w)
   TaskSpec main_task = gen::one_shot(n, 1, {});
   main_task.phases.front() = std::move(main_phase);
   w.tasks[main_index] = std::move(main_task);
+  for (size_t i = static_cast<size_t>(main_index); i < w.tasks.size(); ++i)
+    w.tasks[i].sched.policy = p.policy;
 }
 
 }  // namespace schedlab
