@@ -1,7 +1,7 @@
 // Simulated context switches per wall-clock second (make bench).
 //  (a) 1 CPU, 2 hogs under rr with a 1 ms slice (one switch per tick);
 //  (b) 64 CPUs, 1000 tasks: 500 hogs and 500 tasks that run 200 us and sleep 1 ms,
-//      under rr and under each CFS preset.
+//      under rr, under each CFS preset and under BFS.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -53,6 +53,9 @@ void BM_64Cpus1000Tasks(benchmark::State& state) {
   run_scenario(state, big_machine(), "rr", {});
 }
 
+void BM_64Cpus1000Tasks_bfs(benchmark::State& state) {
+  run_scenario(state, big_machine(), "bfs", {});
+}
 void BM_64Cpus1000Tasks_cfs_2_6_23(benchmark::State& state) {
   run_scenario(state, big_machine(), "cfs-2.6.23", {});
 }
@@ -65,6 +68,7 @@ void BM_64Cpus1000Tasks_cfs_2_6_32(benchmark::State& state) {
 
 BENCHMARK(BM_OneCpuTwoHogs)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000Tasks_bfs)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_cfs_2_6_23)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_cfs_2_6_31)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_cfs_2_6_32)->Unit(benchmark::kMillisecond);

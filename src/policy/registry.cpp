@@ -5,13 +5,18 @@
 namespace schedlab {
 
 PolicyInfo rr_policy_info();
+std::vector<PolicyInfo> bfs_policy_infos();
 PolicyInfo cfs_2623_policy_info();
 PolicyInfo cfs_2631_policy_info();
 PolicyInfo cfs_2632_policy_info();
 
 const std::vector<PolicyInfo>& policy_registry() {
-  static const std::vector<PolicyInfo> registry = {rr_policy_info(), cfs_2623_policy_info(),
-                                                   cfs_2631_policy_info(), cfs_2632_policy_info()};
+  static const std::vector<PolicyInfo> registry = [] {
+    std::vector<PolicyInfo> r = {rr_policy_info(), cfs_2623_policy_info(), cfs_2631_policy_info(),
+                                 cfs_2632_policy_info()};
+    for (PolicyInfo& info : bfs_policy_infos()) r.push_back(std::move(info));
+    return r;
+  }();
   return registry;
 }
 

@@ -1,0 +1,394 @@
+// BFS, Con Kolivas's Brain Fuck Scheduler, after kernel/sched_bfs.c of BFS 0.318 (the
+// jiffies-deadline BFS of late 2009; ALGORITHMS.md §2, source B30x). One global run queue
+// for every CPU and every policy (BFS replaced the whole scheduler, RT included): 103
+// priority lists (RT 0-99, ISO, NORMAL, IDLEPRIO), FIFO within a list.
+//
+// - Every task gets the same slice, rr_interval; nice only sets how far its virtual
+//   deadline lies ahead: prio_ratios[] (100, then x1.1 per nice step) x rr_interval,
+//   in jiffies. Slice and deadline are renewed only when the slice is used up (at
+//   schedule()); a task that sleeps keeps both.
+// - A CPU picks, at the best non-empty priority, the RT task first in line, or the
+//   normal task with the earliest deadline + locality x its timeslice (locality 0 for
+//   the same CPU, an SMT sibling or a shared cache; 1 for another die); a deadline
+//   already past is taken at once, in queue order.
+// - A wake-up goes to an idle CPU if one is allowed (the task's own first, then idle
+//   caches, then the same die), else preempts the CPU running the worst priority /
+//   latest deadline if the woken task beats it. A sync wake-up with no idle CPU does not
+//   preempt.
+// - fork halves the parent's remaining slice into the child, which inherits the deadline;
+//   an unused first slice goes back to the parent when the child exits.
+// - rr_interval grows x1.5 per doubling of the CPU count at boot (6 ms -> 13 ms on 4).
+//
+// Judgement and omissions: forks are treated as threads (CLONE_VM, which is what x264 and
+// rt-app do), so a child always goes through try_preempt; schedule()'s "half a jiffy"
+// charge for a zero clock delta guards against clock anomalies and is not modelled
+// (simulated time is exact); SCHED_ISO is not modelled yet. The presets bfs-0.304 and
+// bfs-0.311 name the releases of the 2009 debates; only 0.318's source was available, and
+// its behaviour is what all three presets run (differences between the releases are not
+// verified).
+#include <array>
+#include <vector>
+
+#include "policy/registry.h"
+
+namespace schedlab {
+namespace {
+
+constexpr int kMaxRtPrio = 100;
+constexpr int kIsoPrio = 100, kNormalPrio = 101, kIdlePrio = 102, kPrioLimit = 103;
+
+class Bfs final : public SchedClass {
+ public:
+  explicit Bfs(const ParamValues& p)
+      : base_rr_interval_ms_(p.get("rr_interval")), scale_rr_(p.flag("rr_interval_scaling")) {}
+
+  bool handles_rt() const override { return true; }
+
+  void attach(SchedContext& ctx) override {
+    SchedClass::attach(ctx);
+    const int n = ctx.cpus();
+    // The boot-time scaling: x3/2 per doubling of the CPU count, in integer steps.
+    int64_t rr = base_rr_interval_ms_ * 100;
+    if (scale_rr_) {
+      int scale = 0;
+      while ((2 << scale) <= n) ++scale;
+      for (int i = 0; i < scale; ++i) rr = rr * 3 / 2;
+    }
+    rr_interval_ms_ = std::max<int64_t>(1, rr / 100);
+    prio_ratios_[0] = 100;
+    for (int i = 1; i < 40; ++i) prio_ratios_[i] = prio_ratios_[i - 1] * 11 / 10;
+    const Machine& m = ctx.machine();
+    locality_.assign(static_cast<size_t>(n) * n, 0);
+    for (CpuId a = 0; a < n; ++a)
+      for (CpuId b = 0; b < n; ++b)
+        locality_[a * n + b] = a == b || m.same_core(a, b) || m.same_llc(a, b) ? 0
+                               : m.same_package(a, b)                          ? 1
+                                                                               : 3;
+    cpu_curr_prio_.assign(n, kPrioLimit);
+    cache_of_.assign(n, CpuMask{});
+    core_of_.assign(n, CpuMask{});
+    for (CpuId a = 0; a < n; ++a)
+      for (CpuId b = 0; b < n; ++b) {
+        if (b != a && m.same_llc(a, b)) cache_of_[a].set(static_cast<size_t>(b));
+        if (b != a && m.same_core(a, b)) core_of_[a].set(static_cast<size_t>(b));
+      }
+  }
+
+  void task_new(Task& t, const Task* parent) override {
+    if (static_cast<size_t>(t.id) >= se_.size()) se_.resize(t.id + 1);
+    Entity& e = se_[t.id];
+    const bool known = e.task != nullptr;
+    e.task = &t;
+    e.charged_ns = t.sum_exec_ns;
+    if (known) return;  // back from a policy change: keeps its slice and deadline
+    e.time_slice_us = timeslice_us();
+    e.deadline = jiffies() + deadline_diff(t);
+    if (parent && static_cast<size_t>(parent->id) < se_.size() && se_[parent->id].task &&
+        t.policy != SchedPolicy::kFifo) {
+      // sched_fork(): the child takes half of the parent's remaining slice.
+      Entity& pe = se_[parent->id];
+      charge(pe);
+      if (pe.time_slice_us > 0) {
+        pe.time_slice_us /= 2;
+        e.first_time_slice = true;
+      }
+      e.time_slice_us = pe.time_slice_us;
+      e.deadline = pe.deadline;
+      e.parent = parent->id;
+    }
+  }
+
+  // A woken task goes to the global queue; the CPU named here is the one BFS wakes to
+  // take it: the best idle CPU (resched_best_idle), else the task's own (a forked child
+  // starts on its parent's), where the engine asks check_preempt -> try_preempt.
+  CpuId select_cpu(Task& t, CpuId prev, const WakeInfo& how) override {
+    CpuId cpu = how.kind == WakeKind::kFork && how.waker_cpu != kNoCpu ? how.waker_cpu : prev;
+    if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed._Find_first());
+    const CpuId idle = best_idle_cpu(t, cpu);
+    return idle != kNoCpu ? idle : cpu;
+  }
+
+  void enqueue(CpuId, Task& t, EnqueueKind) override { push(t); }
+
+  void dequeue(CpuId cpu, Task& t, DequeueKind how) override {
+    Entity& e = se_[t.id];
+    if (e.queued) {
+      remove(t);
+      return;
+    }
+    if (ctx_->curr(cpu) == &t && (how == DequeueKind::kSleep || how == DequeueKind::kExit)) {
+      charge(e);  // schedule() writes back the slice, renewing it if it ran out
+      check_deadline(e);
+      cpu_curr_prio_[cpu] = kPrioLimit;
+    }
+  }
+
+  // try_to_wake_up() / wake_up_new_task(): the engine calls this when the task's CPU is
+  // busy (an idle one it reschedules itself, BFS's first choice too).
+  void check_preempt(CpuId, Task&, Task& woken, const WakeInfo& how) override {
+    const bool sync = how.kind == WakeKind::kWakeup && how.sync;
+    if (sync && !suitable_idle_cpu(woken)) return;
+    try_preempt(woken);
+  }
+
+  Task* pick_next(CpuId cpu) override {
+    Task* next = earliest_deadline_task(cpu);
+    cpu_curr_prio_[cpu] = next ? se_[next->id].prio : kPrioLimit;
+    if (next) {
+      Entity& e = se_[next->id];
+      e.charged_ns = next->sum_exec_ns;
+    }
+    return next;
+  }
+
+  void put_prev(CpuId cpu, Task& prev) override {
+    Entity& e = se_[prev.id];
+    charge(e);
+    check_deadline(e);
+    cpu_curr_prio_[cpu] = kPrioLimit;
+    push(prev);
+  }
+
+  void task_tick(CpuId cpu, Task& curr) override {
+    Entity& e = se_[curr.id];
+    charge(e);
+    if (curr.policy == SchedPolicy::kFifo || e.time_slice_us > 0) return;
+    ctx_->resched(cpu);
+  }
+
+  void yield(CpuId) override {}  // requeue_task() is empty in this BFS: schedule() decides
+
+  void task_dead(Task& t) override {
+    // sched_exit(): an unused first slice returns to the parent.
+    Entity& e = se_[t.id];
+    if (!e.first_time_slice || e.parent == kNoTask) return;
+    Entity& pe = se_[e.parent];
+    if (!pe.task || !pe.task->runnable) return;
+    pe.time_slice_us = std::min(pe.time_slice_us + e.time_slice_us, timeslice_us());
+  }
+
+ private:
+  struct Entity {
+    Task* task = nullptr;
+    int64_t time_slice_us = 0;
+    int64_t deadline = 0;  // jiffies
+    int64_t charged_ns = 0;
+    int prio = kNormalPrio;
+    bool queued = false, first_time_slice = false;
+    TaskId parent = kNoTask;
+    TaskId prev_in_list = kNoTask, next_in_list = kNoTask;
+  };
+
+  int64_t jiffies() const { return ctx_->now() / ctx_->tick_ns(); }
+  int64_t timeslice_us() const { return rr_interval_ms_ * 1000; }
+  int user_prio(const Task& t) const { return t.nice + 20; }
+  // prio_deadline_diff(): the deadline offset in jiffies, at least one.
+  int64_t deadline_diff(const Task& t) const {
+    const int64_t hz = ctx_->machine().hz;
+    return std::max<int64_t>(1, prio_ratios_[user_prio(t)] * rr_interval_ms_ * hz / (1000 * 100));
+  }
+  // task_timeslice(): rr_interval scaled by the ratio (used as jiffies, as BFS does).
+  int64_t task_timeslice(const Task& t) const {
+    return rr_interval_ms_ * prio_ratios_[user_prio(t)] / 100;
+  }
+  int locality(CpuId a, CpuId b) const { return locality_[a * ctx_->cpus() + b]; }
+
+  int prio_of(const Task& t) const {
+    switch (t.policy) {
+      case SchedPolicy::kFifo:
+      case SchedPolicy::kRR:
+        return kMaxRtPrio - 1 - t.rt_priority;
+      case SchedPolicy::kIdle:
+        return kIdlePrio;
+      default:
+        return kNormalPrio;
+    }
+  }
+
+  // update_cpu_clock(): the running task's slice, in microseconds of real run time.
+  void charge(Entity& e) {
+    const int64_t ran = e.task->sum_exec_ns - e.charged_ns;
+    e.charged_ns = e.task->sum_exec_ns;
+    if (ran > 0 && e.task->policy != SchedPolicy::kFifo)
+      e.time_slice_us -= std::min(ran, ctx_->tick_ns()) / 1000;
+  }
+
+  // time_slice_expired(): a full slice and a deadline from now.
+  void check_deadline(Entity& e) {
+    if (e.time_slice_us > 0) return;
+    e.first_time_slice = false;
+    e.time_slice_us = timeslice_us();
+    e.deadline = jiffies() + deadline_diff(*e.task);
+  }
+
+  void push(Task& t) {
+    Entity& e = se_[t.id];
+    e.prio = prio_of(t);
+    auto& list = lists_[e.prio];
+    e.prev_in_list = list.tail;
+    e.next_in_list = kNoTask;
+    if (list.tail != kNoTask)
+      se_[list.tail].next_in_list = t.id;
+    else
+      list.head = t.id;
+    list.tail = t.id;
+    e.queued = true;
+    bitmap_[e.prio / 64] |= uint64_t{1} << (e.prio % 64);
+  }
+
+  void remove(Task& t) {
+    Entity& e = se_[t.id];
+    auto& list = lists_[e.prio];
+    if (e.prev_in_list != kNoTask)
+      se_[e.prev_in_list].next_in_list = e.next_in_list;
+    else
+      list.head = e.next_in_list;
+    if (e.next_in_list != kNoTask)
+      se_[e.next_in_list].prev_in_list = e.prev_in_list;
+    else
+      list.tail = e.prev_in_list;
+    e.queued = false;
+    if (list.head == kNoTask) bitmap_[e.prio / 64] &= ~(uint64_t{1} << (e.prio % 64));
+  }
+
+  // earliest_deadline_task(): see the file comment.
+  Task* earliest_deadline_task(CpuId cpu) {
+    const int64_t now = jiffies();
+    for (int idx = next_level(0); idx < kPrioLimit; idx = next_level(idx + 1)) {
+      Task* best = nullptr;
+      int64_t earliest = 0;
+      for (TaskId id = lists_[idx].head; id != kNoTask; id = se_[id].next_in_list) {
+        Task& p = *se_[id].task;
+        if (!p.allowed_on(cpu)) continue;
+        if (idx < kMaxRtPrio) {
+          best = &p;
+          break;
+        }
+        const int64_t dl = se_[id].deadline + locality(p.cpu, cpu) * task_timeslice(p);
+        if (dl < now) {  // already expired: taken at once
+          best = &p;
+          break;
+        }
+        if (!best || dl < earliest) {
+          earliest = dl;
+          best = &p;
+        }
+      }
+      if (best) {
+        remove(*best);
+        return best;
+      }
+    }
+    return nullptr;
+  }
+
+  int next_level(int from) const {
+    for (int i = from; i < kPrioLimit; ++i)
+      if (bitmap_[i / 64] & (uint64_t{1} << (i % 64))) return i;
+    return kPrioLimit;
+  }
+
+  // An idle CPU that is not already being woken: BFS's cpu_idle_map holds a CPU until it
+  // schedules, a matter of microseconds, so a CPU already asked counts as taken here (or
+  // wake-ups made in the same instant would all pile onto it).
+  bool suitable_idle_cpu(const Task& p) const { return (p.allowed & ctx_->idle_cpus()).any(); }
+
+  // resched_best_idle(): rank the allowed idle CPUs from `from`: another die (2), a busy
+  // cache partner (1), a busy SMT sibling (4); the first with rank <= 1 wins.
+  CpuId best_idle_cpu(const Task& p, CpuId from) const {
+    const int n = ctx_->cpus();
+    const CpuMask candidates = p.allowed & ctx_->idle_cpus();
+    if (candidates.none()) return kNoCpu;
+    CpuMask running;  // CPUs not in BFS's idle map: those with a current task
+    for (CpuId c = 0; c < n; ++c)
+      if (ctx_->curr(c)) running.set(static_cast<size_t>(c));
+    CpuId best = kNoCpu;
+    int best_rank = 1 << 30;
+    for (int i = 0; i < n; ++i) {
+      const CpuId c = (from + i) % n;
+      if (!candidates.test(static_cast<size_t>(c))) continue;
+      int rank = locality(from, c) ? 2 : 0;
+      if ((cache_of_[c] & running).any()) rank |= 1;
+      if ((core_of_[c] & running).any()) rank |= 4;
+      if (rank < best_rank) {
+        best = c;
+        best_rank = rank;
+        if (rank <= 1) break;
+      }
+    }
+    return best;
+  }
+
+  void resched_best_idle(const Task& p) {
+    const CpuId best = best_idle_cpu(p, p.cpu);
+    if (best != kNoCpu) ctx_->resched(best);
+  }
+
+  // try_preempt(): an idle CPU, or the CPU running the worst priority, latest deadline
+  // (less the cache distance), if the woken task beats it.
+  void try_preempt(const Task& p) {
+    if (suitable_idle_cpu(p)) {
+      resched_best_idle(p);
+      return;
+    }
+    const Entity& pe = se_[p.id];
+    CpuId target = kNoCpu;
+    int highest_prio = -1;
+    int64_t latest = 0;
+    for (CpuId c = 0; c < ctx_->cpus(); ++c) {
+      if (!p.allowed_on(c)) continue;
+      const Task* curr = ctx_->curr(c);
+      const int rq_prio = curr ? cpu_curr_prio_[c] : kPrioLimit;
+      if (rq_prio < highest_prio) continue;
+      const int64_t rq_deadline =
+          curr && static_cast<size_t>(curr->id) < se_.size() ? se_[curr->id].deadline : 0;
+      const int64_t offset = rq_deadline - locality(p.cpu, c) * task_timeslice(p);
+      if (rq_prio > highest_prio || offset > latest || (offset == latest && c == p.cpu)) {
+        latest = offset;
+        highest_prio = rq_prio;
+        target = c;
+      }
+    }
+    if (target == kNoCpu) return;
+    // As in 0.318's SMP code: at equal priority only a SCHED_NORMAL task is held back by
+    // its later deadline (the UP code holds back every policy).
+    if (pe.prio > highest_prio ||
+        (pe.prio == highest_prio && p.policy == SchedPolicy::kOther && pe.deadline >= latest))
+      return;
+    ctx_->resched(target);
+  }
+
+  struct List {
+    TaskId head = kNoTask, tail = kNoTask;
+  };
+
+  int64_t base_rr_interval_ms_;
+  bool scale_rr_;
+  int64_t rr_interval_ms_ = 6;
+  std::array<int64_t, 40> prio_ratios_{};
+  std::vector<int> locality_;
+  std::vector<Entity> se_;
+  std::array<List, kPrioLimit> lists_{};
+  std::array<uint64_t, 2> bitmap_{};
+  std::vector<int> cpu_curr_prio_;
+  std::vector<CpuMask> cache_of_, core_of_;  // the other CPUs of each CPU's cache and core
+};
+
+PolicyInfo bfs_info(const char* name, const char* description) {
+  return {name,
+          description,
+          {{"rr_interval", 6, false, "slice in ms before the boot-time scaling by CPU count"},
+           {"rr_interval_scaling", 1, true,
+            "multiply rr_interval by 3/2 per doubling of the CPU count, as BFS does at boot"}},
+          [](const ParamValues& p) { return std::make_unique<Bfs>(p); }};
+}
+
+}  // namespace
+
+std::vector<PolicyInfo> bfs_policy_infos() {
+  return {bfs_info("bfs", "BFS (the newest modelled: the 0.318 source; see bfs-0.304, bfs-0.311)"),
+          bfs_info("bfs-0.304", "BFS 0.304 (Oct 2009, E4): modelled from the 0.318 source"),
+          bfs_info("bfs-0.311", "BFS 0.311 (Dec 2009, E3): modelled from the 0.318 source")};
+}
+
+}  // namespace schedlab
