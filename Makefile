@@ -38,8 +38,9 @@ test-asan: deps
 
 test: test-release test-asan
 
+# The headline experiment: E1 (x264 thread scaling, BFS against CFS 2.6.31) in simulation.
 demo: build
-	./$(BUILD)/schedlab run scenarios/demo.json
+	./$(BUILD)/schedlab reproduce E1 --quick --out results-demo --scenarios scenarios
 
 bench: build
 	./$(BUILD)/bench/schedlab_bench

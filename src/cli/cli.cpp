@@ -1,16 +1,23 @@
 #include "cli/cli.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <fstream>
 #include <memory>
 
 #include "analysis/analyzer.h"
+#include "experiment/reproduce.h"
+#include "experiment/results.h"
+#include "experiment/sweep.h"
 #include "policy/registry.h"
 #include "report/events_csv.h"
+#include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/perfetto_trace.h"
+#include "report/svg_plot.h"
 #include "report/table_report.h"
 #include "scenario/scenario.h"
 #include "sim/simulate.h"
@@ -119,6 +126,138 @@ int command_policies(std::ostream& out) {
   return 0;
 }
 
+struct SweepArgs {
+  std::string scenario, out, plot, report, metric, published, shard, zoom;
+  std::vector<std::string> policies, vary, params, sets;
+  int repeat = 1, jobs = 0;
+};
+
+// A progress bar with an ETA on a terminal; nothing otherwise.
+std::function<void(std::size_t, std::size_t)> progress_bar(std::ostream& err) {
+  if (!isatty(STDERR_FILENO)) return {};
+  const auto start = std::chrono::steady_clock::now();
+  return [&err, start](std::size_t done, std::size_t total) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double eta =
+        done ? elapsed / static_cast<double>(done) * static_cast<double>(total - done) : 0;
+    const int width = 30;
+    const auto filled = static_cast<int>(static_cast<double>(width) * static_cast<double>(done) /
+                                         static_cast<double>(std::max<std::size_t>(1, total)));
+    err << fmt::format("\r[{}{}] {}/{}  ETA {:.0f} s ", std::string(filled, '='),
+                       std::string(width - filled, ' '), done, total, eta)
+        << (done == total ? "\n" : "") << std::flush;
+  };
+}
+
+std::pair<double, double> parse_range(const std::string& text, const std::string& key) {
+  const auto dots = text.find("..");
+  try {
+    if (dots != std::string::npos)
+      return {std::stod(text.substr(0, dots)), std::stod(text.substr(dots + 2))};
+  } catch (const std::exception&) {
+  }
+  throw InputError("", key + " " + text, "expected lo..hi");
+}
+
+int command_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
+  SweepSpec spec;
+  spec.scenario = a.scenario;
+  for (const std::string& p : a.policies) spec.policies.push_back(parse_policy_spec(p));
+  if (spec.policies.empty())
+    spec.policies.push_back(parse_policy_spec(load_scenario(a.scenario).policy));
+  for (const std::string& v : a.vary) spec.axes.push_back(parse_axis(v));
+  for (const std::string& p : a.params) spec.params.push_back(split_assignment(p, "--param"));
+  for (const std::string& s : a.sets) spec.sets.push_back(split_assignment(s, "--set"));
+  spec.repeat = a.repeat;
+  spec.jobs = a.jobs;
+  if (!a.shard.empty()) {
+    const auto slash = a.shard.find('/');
+    int k = 0, n = 0;
+    try {
+      k = std::stoi(a.shard.substr(0, slash));
+      n = std::stoi(a.shard.substr(slash + 1));
+    } catch (const std::exception&) {
+    }
+    if (slash == std::string::npos || n < 1 || k < 1 || k > n)
+      throw InputError("", "--shard " + a.shard, "expected K/N with 1 <= K <= N");
+    spec.shard = std::make_pair(k, n);
+  }
+  const std::vector<std::string> metrics = metric_columns(spec);
+  std::string metric = a.metric;
+  if (metric.empty()) {
+    metric = "duration_s";
+    for (const std::string& m : metrics)
+      if (m.rfind("marks.", 0) == 0 && m.size() > 11 && m.substr(m.size() - 11) == ".per_second") {
+        metric = m;
+        break;
+      }
+  }
+  if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) {
+    std::string known;
+    for (const std::string& m : metrics) known += (known.empty() ? "" : ", ") + m;
+    throw InputError(a.scenario, "--metric " + metric, "unknown metric (known: " + known + ")");
+  }
+  const bool json_out = a.out.size() > 5 && a.out.substr(a.out.size() - 5) == ".json";
+  std::unique_ptr<std::ofstream> file;
+  if (!a.out.empty()) file = open_output(a.out);
+  const std::string header = csv_header(spec, metrics);
+  std::string body = header;
+  std::vector<std::string> json_rows;
+  if (file && !json_out) *file << header << std::flush;
+  run_sweep(
+      spec,
+      [&](const RunRow& row) {
+        const std::string line = csv_row(spec, metrics, row);
+        body += line;
+        if (file && !json_out) *file << line << std::flush;  // streamed as runs finish
+        if (json_out) {
+          std::string j = fmt::format(R"({{"policy": "{}", "repeat": {}, "seed": {})",
+                                      row.key.policy, row.key.repeat, row.key.seed);
+          for (std::size_t i = 0; i < spec.axes.size(); ++i)
+            j += fmt::format(R"(, "{}": "{}")", spec.axes[i].name(), row.key.point[i]);
+          for (const auto& [k, v] : row.values) j += fmt::format(R"(, "{}": {:.10g})", k, v);
+          json_rows.push_back(j + "}");
+        }
+      },
+      progress_bar(err));
+  if (json_out) {
+    *file << "[\n";
+    for (std::size_t i = 0; i < json_rows.size(); ++i)
+      *file << "  " << json_rows[i] << (i + 1 < json_rows.size() ? ",\n" : "\n");
+    *file << "]\n";
+  }
+  const ResultTable table = parse_results_csv(body, a.out.empty() ? a.scenario : a.out);
+  std::vector<std::string> axis_columns;
+  for (const Axis& ax : spec.axes) axis_columns.push_back(ax.name());
+  const Aggregate agg = aggregate_results(table, axis_columns, metric);
+  Published published;
+  if (!a.published.empty()) published = read_published(a.published);
+  out << format_aggregate_table(agg, a.published.empty() ? nullptr : &published);
+  PlotOptions po;
+  po.title = std::filesystem::path(a.scenario).stem().string();
+  if (!a.zoom.empty()) po.x_range = parse_range(a.zoom, "--zoom");
+  std::string svg;
+  if (!a.plot.empty() || !a.report.empty()) svg = svg_plot(agg, po);
+  if (!a.plot.empty()) *open_output(a.plot) << svg;
+  if (!a.report.empty()) {
+    ReportSection s;
+    s.title = po.title;
+    s.description = "schedlab sweep of " + a.scenario;
+    s.tables.emplace_back(metric,
+                          aggregate_table_html(agg, a.published.empty() ? nullptr : &published));
+    s.plots.emplace_back(a.plot.empty() ? "plot.svg" : a.plot, svg);
+    std::ifstream scen(a.scenario);
+    std::ostringstream text;
+    text << scen.rdbuf();
+    s.scenario_text = text.str();
+    s.seeds = "hash(scenario, point, repeat)";
+    *open_output(a.report) << html_report("schedlab sweep " + po.title, SCHEDLAB_VERSION_STRING,
+                                          {s});
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -135,6 +274,45 @@ int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
   CLI::App* check = app.add_subcommand("check", "validate a scenario without running it");
   add_scenario_options(*check, check_args);
   CLI::App* policies = app.add_subcommand("policies", "list schedulers and their parameters");
+  SweepArgs sweep_args;
+  CLI::App* sweep =
+      app.add_subcommand("sweep", "run a scenario over varied values, schedulers and repeats");
+  sweep->add_option("scenario", sweep_args.scenario, "scenario file")->required();
+  sweep
+      ->add_option("--policy", sweep_args.policies,
+                   "schedulers to compare, comma-separated; name:param=value adds parameters")
+      ->delimiter(',');
+  sweep->add_option("--vary", sweep_args.vary,
+                    "/pointer=lo..hi[:step] or /pointer=a,b,c (repeatable)");
+  sweep->add_option("--param", sweep_args.params,
+                    "parameter for every scheduler name=value (repeatable)");
+  sweep->add_option("--set", sweep_args.sets, "fixed scenario edit /pointer=value (repeatable)");
+  sweep->add_option("--repeat", sweep_args.repeat, "runs per point and scheduler (default 1)")
+      ->check(CLI::Range(1, 1000));
+  sweep->add_option("--jobs", sweep_args.jobs, "parallel runs (default: every core)")
+      ->check(CLI::Range(1, 1024));
+  sweep->add_option("--out", sweep_args.out, "results file: .csv (streamed) or .json");
+  sweep->add_option("--plot", sweep_args.plot, "write an SVG plot");
+  sweep->add_option("--report", sweep_args.report, "write a self-contained HTML report");
+  sweep->add_option("--metric", sweep_args.metric,
+                    "metric to tabulate and plot (default: the first mark's per_second)");
+  sweep->add_option("--published", sweep_args.published, "CSV of published figures to show beside");
+  sweep->add_option("--shard", sweep_args.shard, "run only share K of N (K/N, stable)");
+  sweep->add_option("--zoom", sweep_args.zoom, "plot only lo..hi of the axis");
+  ReproduceOptions repro;
+  CLI::App* reproduce_cmd =
+      app.add_subcommand("reproduce", "run the experiments of EXPERIMENTS.md");
+  reproduce_cmd->add_option("experiment", repro.which, "E1, E2, E3 or all")->required();
+  reproduce_cmd->add_flag("--quick", repro.quick, "fewer repeats and frames (about a minute)");
+  reproduce_cmd->add_option("--out", repro.out_dir, "output folder (default schedlab-results)");
+  reproduce_cmd->add_option("--jobs", repro.jobs, "parallel runs (default: every core)")
+      ->check(CLI::Range(1, 1024));
+  reproduce_cmd->add_option("--scenarios", repro.scenarios_dir, "folder of the shipped scenarios");
+  std::vector<std::string> merge_inputs;
+  std::string merge_out;
+  CLI::App* merge = app.add_subcommand("merge", "join sweep CSV files (shards) into one");
+  merge->add_option("inputs", merge_inputs, "CSV files")->required();
+  merge->add_option("--out", merge_out, "output CSV")->required();
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -150,6 +328,19 @@ int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if (run->parsed()) return command_run(run_args, *run, out, err);
     if (check->parsed()) return command_check(check_args, *check, out);
     if (policies->parsed()) return command_policies(out);
+    if (sweep->parsed()) return command_sweep(sweep_args, out, err);
+    if (reproduce_cmd->parsed()) {
+      if (repro.scenarios_dir.empty()) repro.scenarios_dir = default_scenarios_dir();
+      const std::string report = reproduce(repro, out, progress_bar(err));
+      out << "report: " << report << "\n";
+      return 0;
+    }
+    if (merge->parsed()) {
+      std::vector<std::pair<std::string, ResultTable>> parts;
+      for (const std::string& f : merge_inputs) parts.emplace_back(f, read_results_csv(f));
+      *open_output(merge_out) << results_csv(merge_results(parts));
+      return 0;
+    }
   } catch (const InputError& e) {
     err << "schedlab: " << e.what() << "\n";
     return 2;

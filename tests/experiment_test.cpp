@@ -1,0 +1,263 @@
+// Sweeps, aggregation, plots, reports, shards and `schedlab reproduce`.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "cli/cli.h"
+#include "experiment/reproduce.h"
+#include "experiment/results.h"
+#include "experiment/sweep.h"
+#include "report/svg_plot.h"
+#include "util/error.h"
+
+namespace schedlab::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("schedlab-test-" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int cli(const std::vector<std::string>& args, std::string* out_text = nullptr,
+        std::string* err_text = nullptr) {
+  std::ostringstream out, err;
+  const int rc = cli_main(args, out, err);
+  if (out_text) *out_text = out.str();
+  if (err_text) *err_text = err.str();
+  return rc;
+}
+
+// A small x264 scenario: fast to run, with a frames mark.
+fs::path small_scenario(const fs::path& dir) {
+  const fs::path p = dir / "small.json";
+  std::ofstream(p) << R"({"machine": {"cpus": 2, "hz": 1000}, "global": {"duration": 20},
+      "workload": {"generator": "x264", "preset": "ultrafast", "frames": 24, "width": 128,
+                   "height": 96, "threads": 2, "sync_lookahead": 0}})";
+  return p;
+}
+
+TEST(Sweep, RangesAndListsExpand) {
+  EXPECT_EQ(parse_axis("/workload/threads=1..4").values,
+            (std::vector<std::string>{"1", "2", "3", "4"}));
+  EXPECT_EQ(parse_axis("/workload/threads=1..16:5").values,
+            (std::vector<std::string>{"1", "6", "11", "16"}));
+  EXPECT_EQ(parse_axis("/workload/preset=ultrafast,medium").values,
+            (std::vector<std::string>{"ultrafast", "medium"}));
+  EXPECT_EQ(parse_axis("/workload/threads=3").values, (std::vector<std::string>{"3"}));
+  EXPECT_EQ(parse_axis("/workload/threads=1..2").name(), "threads");
+  EXPECT_THROW(parse_axis("/workload/threads=5..1"), InputError);  // empty range
+  EXPECT_THROW(parse_axis("/workload/threads="), InputError);
+  EXPECT_THROW(parse_axis("/workload/threads=1..4:0"), InputError);
+  EXPECT_THROW(parse_axis("threads=1..4"), InputError);
+  const PolicySpec p = parse_policy_spec("cfs-2.6.32:START_DEBIT=0:sched_latency_ns=4000000");
+  EXPECT_EQ(p.policy, "cfs-2.6.32");
+  EXPECT_EQ(p.params.size(), 2u);
+  EXPECT_EQ(p.params[0], (std::pair<std::string, std::string>{"START_DEBIT", "0"}));
+}
+
+TEST(Sweep, SeedsDependOnScenarioPointAndRepeatOnly) {
+  const uint64_t a = derive_seed("e1", {"4"}, 0);
+  EXPECT_EQ(a, derive_seed("e1", {"4"}, 0));
+  EXPECT_NE(a, derive_seed("e1", {"4"}, 1));
+  EXPECT_NE(a, derive_seed("e1", {"5"}, 0));
+  EXPECT_NE(a, derive_seed("e2", {"4"}, 0));
+  EXPECT_NE(derive_seed("e1", {"1", "23"}, 0), derive_seed("e1", {"12", "3"}, 0));
+  SweepSpec spec;
+  spec.policies = {parse_policy_spec("bfs"), parse_policy_spec("rr")};
+  spec.axes = {parse_axis("/x=1..3")};
+  spec.repeat = 2;
+  const std::vector<RunKey> keys = expand(spec, "s");
+  ASSERT_EQ(keys.size(), 12u);
+  EXPECT_EQ(keys[0].seed, keys[2].seed);  // the two policies of a point share its seeds
+}
+
+TEST(Results, MedianMinMaxOnKnownNumbers) {
+  const Stats odd = stats_of({5, 1, 3});
+  EXPECT_EQ(odd.median, 3);
+  EXPECT_EQ(odd.min, 1);
+  EXPECT_EQ(odd.max, 5);
+  const Stats even = stats_of({4, 1, 3, 10});
+  EXPECT_EQ(even.median, 3.5);
+  EXPECT_EQ(even.n, 4);
+  const ResultTable t = parse_results_csv(
+      "scenario,policy,threads,repeat,seed,fps\ns,a,1,0,9,10\ns,a,1,1,9,30\ns,a,1,2,9,20\ns,b,1,0,"
+      "9,7\n",
+      "t");
+  const Aggregate agg = aggregate_results(t, {"threads"}, "fps");
+  ASSERT_NE(agg.cell("1", "a"), nullptr);
+  EXPECT_EQ(agg.cell("1", "a")->median, 20);
+  EXPECT_EQ(agg.cell("1", "b")->median, 7);
+  EXPECT_THROW(aggregate_results(t, {"threads"}, "nope"), InputError);
+}
+
+TEST(Sweep, RowsDoNotDependOnJobsAndHaveTheSchema) {
+  const fs::path dir = temp_dir("jobs");
+  const fs::path scen = small_scenario(dir);
+  auto sweep = [&](const std::string& jobs, const fs::path& out) {
+    EXPECT_EQ(
+        cli({"sweep", scen.string(), "--policy", "rr,cfs-2.6.32", "--vary",
+             "/workload/threads=1..3", "--repeat", "2", "--jobs", jobs, "--out", out.string()}),
+        0);
+    return read_results_csv(out.string());
+  };
+  const ResultTable one = sweep("1", dir / "one.csv"), two = sweep("2", dir / "two.csv");
+  EXPECT_EQ(one.columns, two.columns);
+  EXPECT_EQ(
+      (std::vector<std::string>(one.columns.begin(), one.columns.begin() + 6)),
+      (std::vector<std::string>{"scenario", "policy", "threads", "repeat", "seed", "duration_s"}));
+  EXPECT_EQ(one.columns.back(), "wall_seconds");
+  EXPECT_NE(one.column("marks.frames.per_second"), -1);
+  ASSERT_EQ(one.rows.size(), 12u);
+  // Same rows whatever the order they finished in, wall-clock columns aside.
+  const ResultTable a = merge_results({{"one", one}}), b = merge_results({{"two", two}});
+  ASSERT_EQ(a.rows.size(), b.rows.size());
+  const int wall = a.column("wall_seconds");
+  for (std::size_t i = 0; i < a.rows.size(); ++i)
+    for (std::size_t c = 0; c < a.columns.size(); ++c)
+      if (static_cast<int>(c) != wall) {
+        EXPECT_EQ(a.rows[i][c], b.rows[i][c]) << a.columns[c];
+      }
+  // JSON output: one object per run with the same fields.
+  ASSERT_EQ(cli({"sweep", scen.string(), "--policy", "rr", "--vary", "/workload/threads=1..2",
+                 "--out", (dir / "r.json").string()}),
+            0);
+  const std::string json = read_file(dir / "r.json");
+  EXPECT_EQ(std::count(json.begin(), json.end(), '{'), 2);
+  EXPECT_NE(json.find(R"("threads": "2")"), std::string::npos);
+  EXPECT_NE(json.find(R"("marks.frames.per_second": )"), std::string::npos);
+}
+
+TEST(Sweep, ShardsJoinToTheUnshardedRun) {
+  const fs::path dir = temp_dir("shards");
+  const fs::path scen = small_scenario(dir);
+  const std::vector<std::string> base = {
+      "sweep", scen.string(), "--policy", "rr,bfs", "--vary", "/workload/threads=1..3", "--repeat",
+      "2"};
+  auto run = [&](std::vector<std::string> extra, const fs::path& out) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back("--out");
+    args.push_back(out.string());
+    EXPECT_EQ(cli(args), 0);
+  };
+  run({}, dir / "all.csv");
+  run({"--shard", "1/3"}, dir / "s1.csv");
+  run({"--shard", "2/3"}, dir / "s2.csv");
+  run({"--shard", "3/3"}, dir / "s3.csv");
+  EXPECT_EQ(read_results_csv((dir / "s2.csv").string()).rows.size(), 4u);
+  ASSERT_EQ(cli({"merge", (dir / "s1.csv").string(), (dir / "s2.csv").string(),
+                 (dir / "s3.csv").string(), "--out", (dir / "merged.csv").string()}),
+            0);
+  const ResultTable merged = read_results_csv((dir / "merged.csv").string());
+  const ResultTable all = merge_results({{"all", read_results_csv((dir / "all.csv").string())}});
+  ASSERT_EQ(merged.rows.size(), all.rows.size());
+  const int wall = all.column("wall_seconds");
+  for (std::size_t i = 0; i < all.rows.size(); ++i)
+    for (std::size_t c = 0; c < all.columns.size(); ++c)
+      if (static_cast<int>(c) != wall) {
+        EXPECT_EQ(merged.rows[i][c], all.rows[i][c]);
+      }
+}
+
+TEST(Plot, SvgIsWellFormedWithOneSeriesPerPolicy) {
+  const ResultTable t = parse_results_csv(
+      "scenario,policy,threads,repeat,seed,fps\n"
+      "s,bfs,1,0,1,10\ns,bfs,2,0,1,20\ns,bfs,4,0,1,40\ns,cfs,1,0,1,10\ns,cfs,2,0,1,15\ns,cfs,4,0,1,"
+      "18\n",
+      "t");
+  const Aggregate agg = aggregate_results(t, {"threads"}, "fps");
+  const std::string svg = svg_plot(agg, PlotOptions{"title <x264>", "", "", std::nullopt});
+  // Well-formed: every element is closed or self-closed, in order.
+  std::vector<std::string> stack;
+  const std::regex tag(R"(<(/?)([a-zA-Z]+)([^>]*?)(/?)>)");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), tag); it != std::sregex_iterator();
+       ++it) {
+    const std::smatch& m = *it;
+    if (m[1] == "/") {
+      ASSERT_FALSE(stack.empty());
+      EXPECT_EQ(stack.back(), m[2].str());
+      stack.pop_back();
+    } else if (m[4] != "/") {
+      stack.push_back(m[2]);
+    }
+  }
+  EXPECT_TRUE(stack.empty());
+  EXPECT_NE(svg.find("title &lt;x264&gt;"), std::string::npos);
+  const std::regex series(R"~(<g class="series" data-policy="([^"]+)")~");
+  std::vector<std::string> names;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), series); it != std::sregex_iterator();
+       ++it)
+    names.push_back((*it)[1]);
+  EXPECT_EQ(names, (std::vector<std::string>{"bfs", "cfs"}));
+  size_t dots = 0;
+  for (size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1))
+    ++dots;
+  EXPECT_EQ(dots, 6u);  // 3 points x 2 policies
+  // A zoom keeps only the points in range.
+  const std::string zoom = svg_plot(agg, PlotOptions{"z", "", "", std::make_pair(2.0, 4.0)});
+  dots = 0;
+  for (size_t at = zoom.find("<circle"); at != std::string::npos; at = zoom.find("<circle", at + 1))
+    ++dots;
+  EXPECT_EQ(dots, 4u);
+}
+
+TEST(Reproduce, WritesTablesPlotsAndAReportThatReferencesEveryPlot) {
+  const fs::path dir = temp_dir("reproduce");
+  std::string out;
+  ASSERT_EQ(cli({"reproduce", "E1", "--quick", "--out", dir.string(), "--scenarios",
+                 (fs::path(SCHEDLAB_SOURCE_DIR) / "scenarios").string()},
+                &out),
+            0);
+  EXPECT_NE(out.find("published"), std::string::npos);  // table A beside the medians
+  const std::string html = read_file(dir / "report.html");
+  int plots = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".svg") continue;
+    ++plots;
+    EXPECT_NE(html.find(entry.path().filename().string()), std::string::npos) << entry.path();
+  }
+  EXPECT_EQ(plots, 3);                              // E1 A, B, C
+  EXPECT_NE(html.find("<svg"), std::string::npos);  // inline: opens offline
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // no external resource
+  EXPECT_TRUE(fs::exists(dir / "e1-x264-ultrafast.csv"));
+}
+
+TEST(Sweep, BadInputIsRejectedWithExitTwo) {
+  const fs::path dir = temp_dir("bad");
+  const fs::path scen = small_scenario(dir);
+  std::string err;
+  EXPECT_EQ(cli({"sweep", scen.string(), "--policy", "rr", "--vary", "/workload/nothere/x=1..2"},
+                nullptr, &err),
+            2);
+  EXPECT_NE(err.find("nothere"), std::string::npos) << err;
+  EXPECT_EQ(cli({"sweep", scen.string(), "--policy", "rr", "--vary", "/workload/threads=3..1"},
+                nullptr, &err),
+            2);
+  EXPECT_NE(err.find("empty range"), std::string::npos) << err;
+  EXPECT_EQ(cli({"sweep", scen.string(), "--policy", "rr", "--metric", "marks.nope.per_second"},
+                nullptr, &err),
+            2);
+  EXPECT_NE(err.find("unknown metric"), std::string::npos) << err;
+  EXPECT_EQ(cli({"sweep", scen.string(), "--policy", "nosuch"}, nullptr, &err), 2);
+  EXPECT_NE(err.find("unknown policy"), std::string::npos) << err;
+  EXPECT_EQ(cli({"reproduce", "E9"}, nullptr, &err), 2);
+  EXPECT_NE(err.find("unknown experiment"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace schedlab::test
