@@ -235,6 +235,10 @@ TEST(Reproduce, WritesTablesPlotsAndAReportThatReferencesEveryPlot) {
   EXPECT_NE(html.find("<svg"), std::string::npos);  // inline: opens offline
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // no external resource
   EXPECT_TRUE(fs::exists(dir / "e1-x264-ultrafast.csv"));
+  // The parameters in effect, defaults included, and the version.
+  EXPECT_NE(html.find("cfs-2.6.31: NEW_FAIR_SLEEPERS=1"), std::string::npos);
+  EXPECT_NE(html.find("sched_latency_ns=20000000"), std::string::npos);
+  EXPECT_NE(html.find("bfs: rr_interval=6"), std::string::npos);
 }
 
 TEST(Sweep, BadInputIsRejectedWithExitTwo) {

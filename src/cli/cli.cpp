@@ -252,6 +252,8 @@ int command_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
     text << scen.rdbuf();
     s.scenario_text = text.str();
     s.seeds = "hash(scenario, point, repeat)";
+    for (const PolicySpec& p : spec.policies)
+      s.parameters += describe_parameters(p, spec.params) + "\n";
     *open_output(a.report) << html_report("schedlab sweep " + po.title, SCHEDLAB_VERSION_STRING,
                                           {s});
   }

@@ -205,6 +205,8 @@ std::string reproduce(const ReproduceOptions& o, std::ostream& out,
     for (const auto& [k, v] : spec.sets) cmd += " --set " + k + "=" + v;
     cmd += fmt::format(" --repeat {}", spec.repeat);
     section.command = cmd;
+    for (const PolicySpec& p : spec.policies)
+      section.parameters += describe_parameters(p, spec.params) + "\n";
     std::ifstream scen(spec.scenario);
     std::ostringstream scen_text;
     scen_text << scen.rdbuf();

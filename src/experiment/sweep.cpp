@@ -93,6 +93,22 @@ PolicySpec parse_policy_spec(const std::string& text) {
   return p;
 }
 
+std::string describe_parameters(const PolicySpec& p,
+                                const std::vector<std::pair<std::string, std::string>>& extra) {
+  for (const PolicyInfo& info : policy_registry()) {
+    if (info.name != p.policy) continue;
+    std::map<std::string, std::string> values;
+    for (const ParamSpec& s : info.params) values[s.name] = std::to_string(s.default_value);
+    for (const auto& [k, v] : extra) values[k] = v;
+    for (const auto& [k, v] : p.params) values[k] = v;
+    std::string line = p.label + ":";
+    for (const ParamSpec& s : info.params)
+      line.append(" ").append(s.name).append("=").append(values[s.name]);
+    return line;
+  }
+  return p.label + ": (unknown policy)";
+}
+
 uint64_t derive_seed(const std::string& scenario_name, const std::vector<std::string>& point,
                      int repeat) {
   // FNV-1a over the parts, then a splitmix finaliser; never 0.

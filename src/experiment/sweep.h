@@ -31,6 +31,11 @@ struct PolicySpec {
 };
 PolicySpec parse_policy_spec(const std::string& text);
 
+// "label: name=value name=value ..." for every parameter of the policy, defaults included,
+// with `extra` (the sweep's --param values) and the spec's own applied in that order.
+std::string describe_parameters(const PolicySpec& p,
+                                const std::vector<std::pair<std::string, std::string>>& extra);
+
 struct SweepSpec {
   std::string scenario;  // file
   std::vector<PolicySpec> policies;

@@ -46,6 +46,8 @@ std::string html_report(const std::string& title, const std::string& version,
                        svg, escape(file), escape(file), escape(file));
     h += "<details><summary>How it was run</summary>\n<pre>" + escape(s.command) + "</pre>\n";
     h += "<p>Seeds: " + escape(s.seeds) + "</p>\n";
+    if (!s.parameters.empty())
+      h += "<p>Scheduler parameters in effect:</p><pre>" + escape(s.parameters) + "</pre>\n";
     h += "<pre>" + escape(s.scenario_text) + "</pre></details>\n";
   }
   h += "</body></html>\n";

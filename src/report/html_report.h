@@ -17,6 +17,7 @@ struct ReportSection {
   std::vector<std::pair<std::string, std::string>> tables;  // caption, HTML table
   std::vector<std::pair<std::string, std::string>> plots;   // file name, SVG text
   std::string seeds;                                        // how the seeds were derived, and which
+  std::string parameters;                                   // each scheduler's parameters in effect
 };
 
 std::string html_report(const std::string& title, const std::string& version,
