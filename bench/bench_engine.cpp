@@ -65,6 +65,12 @@ void BM_64Cpus1000Tasks_cfs_2_6_31(benchmark::State& state) {
 void BM_64Cpus1000Tasks_cfs_2_6_32(benchmark::State& state) {
   run_scenario(state, big_machine(), "cfs-2.6.32", {});
 }
+void BM_64Cpus1000Tasks_eevdf_6_6(benchmark::State& state) {
+  run_scenario(state, big_machine(), "eevdf-6.6", {});
+}
+void BM_64Cpus1000Tasks_eevdf_6_12(benchmark::State& state) {
+  run_scenario(state, big_machine(), "eevdf-6.12", {});
+}
 
 BENCHMARK(BM_OneCpuTwoHogs)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks)->Unit(benchmark::kMillisecond);
@@ -72,6 +78,8 @@ BENCHMARK(BM_64Cpus1000Tasks_bfs)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_cfs_2_6_23)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_cfs_2_6_31)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_cfs_2_6_32)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000Tasks_eevdf_6_6)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000Tasks_eevdf_6_12)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace schedlab

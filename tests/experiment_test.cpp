@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "cli/cli.h"
@@ -184,25 +183,29 @@ TEST(Plot, SvgIsWellFormedWithOneSeriesPerPolicy) {
   const std::string svg = svg_plot(agg, PlotOptions{"title <x264>", "", "", std::nullopt});
   // Well-formed: every element is closed or self-closed, in order.
   std::vector<std::string> stack;
-  const std::regex tag(R"(<(/?)([a-zA-Z]+)([^>]*?)(/?)>)");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), tag); it != std::sregex_iterator();
-       ++it) {
-    const std::smatch& m = *it;
-    if (m[1] == "/") {
+  for (std::size_t at = svg.find('<'); at != std::string::npos; at = svg.find('<', at + 1)) {
+    const std::size_t end = svg.find('>', at);
+    ASSERT_NE(end, std::string::npos);
+    const std::string tag = svg.substr(at + 1, end - at - 1);
+    const bool closing = tag.front() == '/', self_closing = tag.back() == '/';
+    const std::string name =
+        tag.substr(closing ? 1 : 0, tag.find_first_of(" /", 1) - (closing ? 1 : 0));
+    if (closing) {
       ASSERT_FALSE(stack.empty());
-      EXPECT_EQ(stack.back(), m[2].str());
+      EXPECT_EQ(stack.back(), name);
       stack.pop_back();
-    } else if (m[4] != "/") {
-      stack.push_back(m[2]);
+    } else if (!self_closing) {
+      stack.push_back(name);
     }
   }
   EXPECT_TRUE(stack.empty());
   EXPECT_NE(svg.find("title &lt;x264&gt;"), std::string::npos);
-  const std::regex series(R"~(<g class="series" data-policy="([^"]+)")~");
   std::vector<std::string> names;
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), series); it != std::sregex_iterator();
-       ++it)
-    names.push_back((*it)[1]);
+  const std::string marker = R"(<g class="series" data-policy=")";
+  for (std::size_t at = svg.find(marker); at != std::string::npos; at = svg.find(marker, at + 1)) {
+    const std::size_t from = at + marker.size();
+    names.push_back(svg.substr(from, svg.find('"', from) - from));
+  }
   EXPECT_EQ(names, (std::vector<std::string>{"bfs", "cfs"}));
   size_t dots = 0;
   for (size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1))

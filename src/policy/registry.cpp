@@ -6,6 +6,7 @@ namespace schedlab {
 
 PolicyInfo rr_policy_info();
 std::vector<PolicyInfo> bfs_policy_infos();
+std::vector<PolicyInfo> eevdf_policy_infos();
 PolicyInfo cfs_2623_policy_info();
 PolicyInfo cfs_2631_policy_info();
 PolicyInfo cfs_2632_policy_info();
@@ -14,6 +15,7 @@ const std::vector<PolicyInfo>& policy_registry() {
   static const std::vector<PolicyInfo> registry = [] {
     std::vector<PolicyInfo> r = {rr_policy_info(), cfs_2623_policy_info(), cfs_2631_policy_info(),
                                  cfs_2632_policy_info()};
+    for (PolicyInfo& info : eevdf_policy_infos()) r.push_back(std::move(info));
     for (PolicyInfo& info : bfs_policy_infos()) r.push_back(std::move(info));
     return r;
   }();

@@ -9,6 +9,7 @@
 // - Before any hook the engine has charged the running tasks' time (Task::sum_exec_ns).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "machine/machine.h"
@@ -25,6 +26,9 @@ struct Task {
   SchedPolicy policy = SchedPolicy::kOther;
   int nice = 0;
   int rt_priority = 0;
+  // sched_attr.sched_runtime of a SCHED_OTHER/BATCH/IDLE task (rt-app's dl-runtime on a
+  // non-deadline task): a custom slice for EEVDF of 6.12; 0 when not set.
+  Time custom_slice_ns = 0;
   CpuMask allowed;
   int nr_cpus_allowed = 0;
   bool runnable = false;  // runnable (queued or running); false while blocked or exited
@@ -113,6 +117,9 @@ class SchedClass {
   // Every tick of a busy CPU (periodic load balancing).
   virtual void tick_balance(CpuId) {}
   virtual void task_dead(Task&) {}
+  // The class's own consistency, checked with the engine's invariants: a description of
+  // what is broken, or empty.
+  virtual std::string check_invariants() const { return {}; }
 
  protected:
   SchedContext* ctx_ = nullptr;

@@ -142,6 +142,7 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   t.policy = s.policy;
   t.nice = s.nice;
   t.rt_priority = s.rt_priority;
+  t.custom_slice_ns = is_rt(s.policy) || s.policy == SchedPolicy::kDeadline ? 0 : s.dl_runtime_ns;
   t.allowed = allowed;
   t.nr_cpus_allowed = static_cast<int>(t.allowed.count());
   t.runnable = true;
@@ -316,6 +317,9 @@ void Engine::requeue_with_new_attrs(CpuId cpu, Task& prev) {
   prev.policy = x.pending_sched.policy;
   prev.nice = x.pending_sched.nice;
   prev.rt_priority = x.pending_sched.rt_priority;
+  prev.custom_slice_ns = is_rt(prev.policy) || prev.policy == SchedPolicy::kDeadline
+                             ? 0
+                             : x.pending_sched.dl_runtime_ns;
   x.attrs_pending = false;
   if (mask_changed) sink_.affinity_changed(prev.id, prev.allowed, now_);
   SchedClass& cls = class_of(prev);

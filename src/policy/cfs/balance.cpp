@@ -158,6 +158,7 @@ bool Cfs::task_hot(const Entity& e, const Domain*) const {
 
 bool Cfs::can_migrate_task(Entity& e, CpuId, CpuId this_cpu, const Domain& sd,
                            bool* all_pinned) const {
+  if (e.sched_delayed) return false;  // EEVDF 6.12: not runnable, only still queued
   if (!e.task->allowed_on(this_cpu)) return false;
   *all_pinned = false;
   if (e.task->on_cpu || rq_[e.task->cpu].curr == e.task->id) return false;
@@ -205,7 +206,7 @@ int Cfs::find_busiest_group(CpuId this_cpu, Domain& sd, IdleType idle, const Cpu
                                                       : sd.t.idle_idx;
   // 2.6.32: groups below an SD_PREFER_SIBLING level hold one task each before spilling.
   bool prefer_sibling = false;
-  if (era32()) {
+  if (balance32()) {
     const auto& doms = rq_[this_cpu].domains;
     for (size_t i = 1; i < doms.size(); ++i)
       if (&doms[i] == &sd) prefer_sibling = doms[i - 1].has(kSdPreferSibling);
@@ -253,7 +254,7 @@ int Cfs::find_busiest_group(CpuId this_cpu, Domain& sd, IdleType idle, const Cpu
     const int64_t avg_load_per_task = sum_avg_per_task * kNice0Load / power;
     const bool group_imb =
         !local && min_cpu_load != INT64_MAX && max_cpu_load - min_cpu_load > 2 * avg_load_per_task;
-    int64_t capacity = era32() ? (power + kNice0Load / 2) / kNice0Load : power / kNice0Load;
+    int64_t capacity = balance32() ? (power + kNice0Load / 2) / kNice0Load : power / kNice0Load;
     if (prefer_sibling) capacity = std::min<int64_t>(capacity, 1);
     total_load += group_load;
     total_pwr += power;
@@ -429,7 +430,7 @@ int Cfs::load_balance_newidle(CpuId this_cpu, Domain& sd) {
 
 void Cfs::idle_balance(CpuId cpu) {
   RunQueue& rq = rq_[cpu];
-  if (era32()) {
+  if (balance32()) {
     rq.idle_stamp = ctx_->now();
     if (rq.avg_idle < tun_.migration_cost) return;  // 2.6.32: idle periods too short
   }

@@ -26,7 +26,7 @@
 
 namespace schedlab::cfs {
 
-enum class Era : uint8_t { k2623, k2631, k2632 };
+enum class Era : uint8_t { k2623, k2631, k2632, k66, k612 };
 
 // SCHED_FEAT switches (kernel/sched_features.h). A switch the era lacks stays false.
 struct Features {
@@ -44,14 +44,21 @@ struct Features {
   bool lb_bias = false;
   bool wakeup_overlap = false;
   bool last_buddy = false;
-  bool next_buddy = false;        // 2.6.32 (2.6.31 always sets the next buddy)
-  bool wakeup_sync = false;       // 2.6.32
-  bool wakeup_running = false;    // 2.6.32
-  bool sync_less = false;         // 2.6.32
-  bool sync_more = false;         // 2.6.32
-  bool sleeper_avg = false;       // 2.6.23
-  bool sleeper_load_avg = false;  // 2.6.23
-  bool skip_initial = false;      // 2.6.23
+  bool next_buddy = false;              // 2.6.32 (2.6.31 always sets the next buddy)
+  bool wakeup_sync = false;             // 2.6.32
+  bool wakeup_running = false;          // 2.6.32
+  bool sync_less = false;               // 2.6.32
+  bool sync_more = false;               // 2.6.32
+  bool sleeper_avg = false;             // 2.6.23
+  bool sleeper_load_avg = false;        // 2.6.23
+  bool skip_initial = false;            // 2.6.23
+  bool place_lag = false;               // EEVDF
+  bool place_deadline_initial = false;  // EEVDF
+  bool place_rel_deadline = false;      // 6.12
+  bool run_to_parity = false;           // EEVDF
+  bool preempt_short = false;           // 6.12
+  bool delay_dequeue = false;           // 6.12
+  bool delay_zero = false;              // 6.12
 };
 
 // sysctl values in effect (after the boot-time scaling by CPU count).
@@ -64,6 +71,7 @@ struct Tunables {
   int64_t batch_wakeup_granularity = 0;  // 2.6.23 (not scaled)
   int64_t runtime_limit = 0;             // 2.6.23: bound of wait_runtime; 0 = the latency
   bool forks_are_threads = true;         // 2.6.23: CLONE_VM forks skip task_new_fair
+  int64_t base_slice = 0;                // EEVDF: sysctl_sched_base_slice
 };
 
 struct CfsConfig {
@@ -93,9 +101,19 @@ class Cfs final : public SchedClass {
   void balance(CpuId cpu) override;
   void idle_balance(CpuId cpu) override;
   void tick_balance(CpuId cpu) override;
+  void post_schedule(CpuId cpu) override {
+    if (eevdf()) rq_[cpu].prev = kNoTask;  // pick_eevdf's curr lives for one schedule()
+  }
+
+  std::string check_invariants() const override;
 
   // For tests and reports.
   int64_t vruntime_of(TaskId id) const { return se_[id].vruntime; }
+  int64_t deadline_of(TaskId id) const { return se_[id].deadline; }
+  int64_t vlag_of(TaskId id) const { return se_[id].vlag; }
+  bool delayed(TaskId id) const { return se_[id].sched_delayed; }
+  int nr_running_of(CpuId cpu) const { return rq_[cpu].nr_running; }
+  int64_t avg_vruntime_of(CpuId cpu) const { return avg_vruntime(rq_[cpu]); }
   int64_t min_vruntime_of(CpuId cpu) const { return rq_[cpu].min_vruntime; }
   const Tunables& tunables() const { return tun_; }
   const std::vector<Domain>& domains_of(CpuId cpu) const { return rq_[cpu].domains; }
@@ -117,6 +135,9 @@ class Cfs final : public SchedClass {
     TaskId list_prev = kNoTask, list_next = kNoTask;  // cfs_rq->tasks, newest first
     // 2.6.23
     int64_t fair_key = 0, wait_runtime = 0, wait_start_fair = 0, sleep_start_fair = 0;
+    // EEVDF
+    int64_t deadline = 0, vlag = 0, slice = 0;
+    bool custom_slice = false, sched_delayed = false, rel_deadline = false;
   };
 
   // struct rq with its cfs_rq.
@@ -135,6 +156,10 @@ class Cfs final : public SchedClass {
     CpuId push_cpu = kNoCpu;
     int64_t idle_stamp = 0, avg_idle = 0;       // 2.6.32 new-idle rate limit
     int64_t fair_clock = 0, sleeper_bonus = 0;  // 2.6.23
+    // EEVDF: sum of weight x (vruntime - min_vruntime) and of weight over the timeline
+    Int128 avg_vruntime = 0;
+    int64_t avg_load = 0;
+    TaskId prev = kNoTask;  // put back by this schedule(): pick_eevdf's curr
     std::vector<Domain> domains;
   };
 
@@ -144,6 +169,11 @@ class Cfs final : public SchedClass {
   bool era31() const { return cfg_.era == Era::k2631; }
   bool era23() const { return cfg_.era == Era::k2623; }
   bool era32() const { return cfg_.era == Era::k2632; }
+  bool eevdf() const { return cfg_.era == Era::k66 || cfg_.era == Era::k612; }
+  bool era612() const { return cfg_.era == Era::k612; }
+  // Balancing behaviours 2.6.32 introduced and later kernels kept (new-idle balancing
+  // rate-limited by avg_idle, SD_PREFER_SIBLING, group power as the sum of CPUs).
+  bool balance32() const { return era32() || eevdf(); }
   Entity& se(TaskId id) { return se_[id]; }
   void update_curr(CpuId cpu);
   void update_min_vruntime(RunQueue& rq);
@@ -190,6 +220,30 @@ class Cfs final : public SchedClass {
   void yield_23(CpuId cpu);
   CpuId select_wake_cpu_2623(Task& t, CpuId prev, CpuId this_cpu, bool sync, TaskId waker);
   CpuId wake_idle_23(CpuId cpu, const Task& p) const;
+
+  // ---- eevdf.cpp
+  int64_t calc_delta_fair_66(int64_t delta, const LoadWeight& lw) const;
+  void avg_vruntime_add(RunQueue& rq, const Entity& e);
+  void avg_vruntime_sub(RunQueue& rq, const Entity& e);
+  int64_t avg_vruntime(const RunQueue& rq) const;
+  bool entity_eligible(const RunQueue& rq, const Entity& e) const;
+  void update_min_vruntime_66(RunQueue& rq);
+  void update_curr_66(CpuId cpu);
+  void update_deadline(CpuId cpu, Entity& e);
+  void update_entity_lag(const RunQueue& rq, Entity& e);
+  void place_entity_66(RunQueue& rq, Entity& e, bool initial);
+  TaskId pick_eevdf(const RunQueue& rq, TaskId curr) const;
+  bool protect_slice(const Entity& e) const { return e.vlag == e.deadline; }
+  void finish_dequeue_66(CpuId cpu, Entity& e, bool sleep);
+  void enqueue_66(CpuId cpu, Task& t, EnqueueKind how);
+  void dequeue_66(CpuId cpu, Task& t, DequeueKind how);
+  Task* pick_next_66(CpuId cpu);
+  void put_prev_66(CpuId cpu, Task& prev);
+  void task_tick_66(CpuId cpu, Task& curr);
+  void check_preempt_66(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how);
+  void yield_66(CpuId cpu);
+  CpuId select_wake_cpu_66(Task& t, CpuId prev, CpuId this_cpu, bool sync);
+  CpuId select_idle_sibling(const Task& p, CpuId prev, CpuId target) const;
 
   // ---- balance.cpp
   int64_t jiffies() const { return ctx_->now() / ctx_->tick_ns(); }

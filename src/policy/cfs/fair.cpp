@@ -25,6 +25,12 @@ void Cfs::attach(SchedContext& ctx) {
   const int64_t factor = cfg_.tunable_scaling == 0   ? 1
                          : cfg_.tunable_scaling == 2 ? n
                                                      : 1 + ilog2(n);
+  if (eevdf()) {  // sched_update_scaling(): factor 1 + ilog2(min(ncpus, 8))
+    const int64_t f = cfg_.tunable_scaling == 0   ? 1
+                      : cfg_.tunable_scaling == 2 ? std::min(n, 8)
+                                                  : 1 + ilog2(std::min(n, 8));
+    cfg_.base.base_slice *= f;
+  }
   const int64_t kLimit = era23() ? 100'000'000 : 200'000'000;
   tun_ = cfg_.base;
   tun_.min_granularity = std::min(tun_.min_granularity * factor, kLimit);
@@ -36,7 +42,7 @@ void Cfs::attach(SchedContext& ctx) {
       1, (tun_.latency + tun_.min_granularity - 1) / std::max<int64_t>(1, tun_.min_granularity));
   const auto domains =
       build_domains(ctx.machine(), cfg_.domains,
-                    era32() ? GroupPower::kSumOfCpus : GroupPower::kOnePerSharedGroup);
+                    balance32() ? GroupPower::kSumOfCpus : GroupPower::kOnePerSharedGroup);
   rq_.reserve(n);
   no_cfs_tasks_ = all_cpus(n);
   for (CpuId c = 0; c < n; ++c) {
@@ -180,6 +186,9 @@ void Cfs::task_new(Task& t, const Task* parent) {
   e.avg_overlap = e.avg_running = 0;
   e.avg_wakeup = tun_.wakeup_granularity;
   e.wait_runtime = e.wait_start_fair = e.sleep_start_fair = 0;
+  e.vlag = 0;
+  e.slice = tun_.base_slice;
+  e.sched_delayed = e.rel_deadline = false;
   if (parent && static_cast<size_t>(parent->id) < se_.size() && se_[parent->id].task) {
     e.vruntime = se_[parent->id].vruntime;  // dup_task_struct copies the parent's entity
     e.frame_cpu = se_[parent->id].frame_cpu;
@@ -203,6 +212,7 @@ void Cfs::task_new_fair(CpuId cpu, Entity& child, CpuId parent_cpu) {
 
 void Cfs::enqueue(CpuId cpu, Task& t, EnqueueKind how) {
   if (era23()) return enqueue_23(cpu, t, how);
+  if (eevdf()) return enqueue_66(cpu, t, how);
   Entity& e = se_[t.id];
   e.load = task_load_weight(t.policy, t.nice);
   follow_frame(cpu, e);
@@ -247,6 +257,7 @@ void Cfs::enqueue(CpuId cpu, Task& t, EnqueueKind how) {
 
 void Cfs::dequeue(CpuId cpu, Task& t, DequeueKind how) {
   if (era23()) return dequeue_23(cpu, t, how);
+  if (eevdf()) return dequeue_66(cpu, t, how);
   Entity& e = se_[t.id];
   RunQueue& rq = rq_[cpu];
   update_curr(cpu);
@@ -302,6 +313,7 @@ TaskId Cfs::pick_next_entity(RunQueue& rq) {
 
 Task* Cfs::pick_next(CpuId cpu) {
   if (era23()) return pick_next_23(cpu);
+  if (eevdf()) return pick_next_66(cpu);
   RunQueue& rq = rq_[cpu];
   if (rq.nr_running == 0) return nullptr;
   const TaskId id = pick_next_entity(rq);
@@ -312,6 +324,7 @@ Task* Cfs::pick_next(CpuId cpu) {
 // put_prev_task() and put_prev_entity(): a preempted task goes back into the timeline.
 void Cfs::put_prev(CpuId cpu, Task& prev) {
   if (era23()) return put_prev_23(cpu, prev);
+  if (eevdf()) return put_prev_66(cpu, prev);
   RunQueue& rq = rq_[cpu];
   Entity& e = se_[prev.id];
   update_curr(cpu);
@@ -350,6 +363,7 @@ void Cfs::check_preempt(CpuId cpu, Task& curr_task, Task& woken_task, const Wake
   RunQueue& rq = rq_[cpu];
   if (rq.curr != curr_task.id || &curr_task == &woken_task) return;
   if (era23()) return check_preempt_23(cpu, curr_task, woken_task);
+  if (eevdf()) return check_preempt_66(cpu, curr_task, woken_task, how);
   Entity& curr = se_[curr_task.id];
   Entity& woken = se_[woken_task.id];
   const bool scale = rq.nr_running >= tun_.nr_latency;
@@ -419,6 +433,7 @@ void Cfs::check_preempt_tick(CpuId cpu, Entity& curr) {
 
 void Cfs::task_tick(CpuId cpu, Task& curr) {
   if (era23()) return task_tick_23(cpu, curr);
+  if (eevdf()) return task_tick_66(cpu, curr);
   RunQueue& rq = rq_[cpu];
   if (rq.curr != curr.id) return;
   update_curr(cpu);
@@ -429,6 +444,7 @@ void Cfs::task_tick(CpuId cpu, Task& curr) {
 // with sched_compat_yield (or for SCHED_BATCH) it moves to the right end of the timeline.
 void Cfs::yield(CpuId cpu) {
   if (era23()) return yield_23(cpu);
+  if (eevdf()) return yield_66(cpu);
   RunQueue& rq = rq_[cpu];
   if (rq.curr == kNoTask || rq.nr_running == 1) return;
   Entity& e = se_[rq.curr];
@@ -462,7 +478,9 @@ CpuId Cfs::select_cpu(Task& t, CpuId prev, const WakeInfo& how) {
     case WakeKind::kWakeup: {
       const CpuId this_cpu = how.waker_cpu == kNoCpu ? prev : how.waker_cpu;
       const bool sync = how.sync && cfg_.feat.sync_wakeups;
+      if (eevdf() && se_[t.id].sched_delayed) return se_[t.id].frame_cpu;  // still queued there
       cpu = era23()   ? select_wake_cpu_2623(t, prev, this_cpu, sync, how.waker)
+            : eevdf() ? select_wake_cpu_66(t, prev, this_cpu, sync)
             : era31() ? select_wake_cpu_2631(t, prev, this_cpu, sync, how.waker)
                       : select_wake_cpu_2632(t, prev, this_cpu, sync, how.waker);
       record_wakeup_by(how.waker);

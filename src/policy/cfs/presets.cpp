@@ -82,6 +82,65 @@ const std::vector<Feat>& features_of(Era era) {
       {"ASYM_EFF_LOAD", true, "group-scheduling effective load; no effect on a flat queue"},
       {"OWNER_SPIN", true, "kernel mutex owner spinning; no effect on user-space locks"},
   };
+  // kernel/sched/features.h of 6.6 (from the release, recalled: unverified against the
+  // file) and of 6.12 (read from the source).
+  static const std::vector<Feat> f66 = {
+      {"PLACE_LAG", true, "keep a task's lag across sleep and migration"},
+      {"PLACE_DEADLINE_INITIAL", true, "a new task's first slice is halved"},
+      {"RUN_TO_PARITY", true, "no wake-up preemption until curr's slice or 0-lag point"},
+      {"NEXT_BUDDY", false, "prefer the woken task at the next pick"},
+      {"CACHE_HOT_BUDDY", true, "buddies count as cache hot for load balancing"},
+      {"WAKEUP_PREEMPTION", true, "wake-ups may preempt the running task"},
+      {"HRTICK", false, "not modelled (slices end at jiffy ticks); 1 is rejected"},
+      {"HRTICK_DL", false, "deadline hrtick; no effect here"},
+      {"DOUBLE_TICK", false, "only with HRTICK; no effect"},
+      {"NONTASK_CAPACITY", true, "IRQ time lowers capacity; no IRQs simulated: no effect"},
+      {"TTWU_QUEUE", true, "remote wake-ups queued by IPI; no effect on the model"},
+      {"SIS_PROP", false, "select_idle_sibling scan limit; not modelled"},
+      {"SIS_UTIL", true, "select_idle_sibling scan limit by utilisation; not modelled"},
+      {"WARN_DOUBLE_CLOCK", false, "debugging; no effect"},
+      {"RT_PUSH_IPI", true, "RT push by IPI; no effect on the model"},
+      {"RT_RUNTIME_SHARE", false, "RT throttling; not modelled"},
+      {"LB_MIN", false, "balancing minimum; no effect"},
+      {"ATTACH_AGE_LOAD", true, "PELT ageing; not modelled"},
+      {"WA_IDLE", true, "wake_affine by idleness"},
+      {"WA_WEIGHT", true, "wake_affine by PELT load; not modelled (falls back to prev)"},
+      {"WA_BIAS", true, "wake_affine bias; no effect without WA_WEIGHT"},
+      {"UTIL_EST", true, "PELT utilisation estimate; not modelled"},
+      {"UTIL_EST_FASTUP", true, "PELT utilisation estimate; not modelled"},
+      {"LATENCY_WARN", false, "debugging; no effect"},
+      {"HZ_BW", true, "bandwidth timer at HZ; no effect"},
+  };
+  static const std::vector<Feat> f612 = {
+      {"PLACE_LAG", true, "keep a task's lag across sleep and migration"},
+      {"PLACE_DEADLINE_INITIAL", true, "a new task's first slice is halved"},
+      {"PLACE_REL_DEADLINE", true, "keep the relative deadline on migration"},
+      {"RUN_TO_PARITY", true, "no wake-up preemption until curr's slice or 0-lag point"},
+      {"PREEMPT_SHORT", true, "a woken task with a shorter slice may cancel RUN_TO_PARITY"},
+      {"NEXT_BUDDY", false, "prefer the woken task at the next pick"},
+      {"CACHE_HOT_BUDDY", true, "buddies count as cache hot for load balancing"},
+      {"DELAY_DEQUEUE", true, "an ineligible sleeper stays queued until picked or woken"},
+      {"DELAY_ZERO", true, "clip a delayed task's positive lag to zero"},
+      {"WAKEUP_PREEMPTION", true, "wake-ups may preempt the running task"},
+      {"HRTICK", false, "not modelled (slices end at jiffy ticks); 1 is rejected"},
+      {"HRTICK_DL", false, "deadline hrtick; no effect here"},
+      {"DOUBLE_TICK", false, "only with HRTICK; no effect"},
+      {"NONTASK_CAPACITY", true, "IRQ time lowers capacity; no IRQs simulated: no effect"},
+      {"TTWU_QUEUE", true, "remote wake-ups queued by IPI; no effect on the model"},
+      {"SIS_UTIL", true, "select_idle_sibling scan limit by utilisation; not modelled"},
+      {"WARN_DOUBLE_CLOCK", false, "debugging; no effect"},
+      {"RT_PUSH_IPI", true, "RT push by IPI; no effect on the model"},
+      {"RT_RUNTIME_SHARE", false, "RT throttling; not modelled"},
+      {"LB_MIN", false, "balancing minimum; no effect"},
+      {"ATTACH_AGE_LOAD", true, "PELT ageing; not modelled"},
+      {"WA_IDLE", true, "wake_affine by idleness"},
+      {"WA_WEIGHT", true, "wake_affine by PELT load; not modelled (falls back to prev)"},
+      {"WA_BIAS", true, "wake_affine bias; no effect without WA_WEIGHT"},
+      {"UTIL_EST", true, "PELT utilisation estimate; not modelled"},
+      {"LATENCY_WARN", false, "debugging; no effect"},
+  };
+  if (era == Era::k66) return f66;
+  if (era == Era::k612) return f612;
   return era == Era::k2623 ? f23 : era == Era::k2631 ? f31 : f32;
 }
 
@@ -96,6 +155,17 @@ EraDefaults defaults_of(Era era) {
 }
 
 std::vector<DomainTemplate> domain_templates(Era era) {
+  if (era == Era::k66 || era == Era::k612) {
+    // sd_init() of 6.x, judgement where PELT-era fields have no counterpart: no load
+    // indices (idx 0: instantaneous loads), busy_factor 16, imbalance_pct 117 (SMT 110),
+    // intervals of about the span in ms.
+    const uint32_t common =
+        kSdLoadBalance | kSdBalanceNewidle | kSdBalanceExec | kSdBalanceFork | kSdWakeAffine;
+    return {{Level::kSmt, common | kSdShareCpupower | kSdPreferSibling, 2, 4, 16, 110, 0, 0, 0, 0,
+             0, 0},
+            {Level::kMc, common | kSdSharePkgResources, 4, 8, 16, 117, 0, 0, 0, 0, 0, 0},
+            {Level::kCpu, common | kSdPreferSibling, 8, 16, 16, 117, 1, 0, 0, 0, 0, 0}};
+  }
   if (era == Era::k2623) {
     // No SD_BALANCE_FORK and no SD_WAKE_BALANCE yet; SD_WAKE_IDLE on every level.
     const uint32_t common =
@@ -172,6 +242,12 @@ const std::vector<DomainFlagParam>& domain_flag_params(Era era) {
       {"SD_WAKE_AFFINE", kSdWakeAffine, "wake-ups may move to the waker's CPU (all levels)"},
       {"SD_PREFER_SIBLING", kSdPreferSibling, "MC and CPU levels: idle siblings first"},
   };
+  static const std::vector<DomainFlagParam> f6 = {
+      {"SD_BALANCE_NEWIDLE", kSdBalanceNewidle, "MC and CPU levels pull when a CPU goes idle"},
+      {"SD_BALANCE_FORK", kSdBalanceFork, "forks go to the idlest CPU (all levels)"},
+      {"SD_WAKE_AFFINE", kSdWakeAffine, "wake-ups may move to the waker's CPU (all levels)"},
+  };
+  if (era == Era::k66 || era == Era::k612) return f6;
   return era == Era::k2623 ? f23 : era == Era::k2631 ? f31 : f32;
 }
 
@@ -181,10 +257,22 @@ bool flag_default(Era era, uint32_t flag) {
 }
 
 std::vector<ParamSpec> param_specs(Era era) {
-  const EraDefaults d = defaults_of(era);
   std::vector<ParamSpec> specs;
   for (const Feat& f : features_of(era))
     specs.push_back({f.name, f.default_on ? 1 : 0, true, f.what});
+  if (era == Era::k66 || era == Era::k612) {
+    specs.push_back({"sched_base_slice_ns", 750'000, false,
+                     "the slice, before scaling by 1 + ilog2(min(cpus, 8))"});
+    specs.push_back(
+        {"sched_tunable_scaling", 1, false, "0 none, 1 logarithmic (default), 2 linear"});
+    specs.push_back(
+        {"sched_migration_cost_ns", 500'000, false, "a task that ran this recently is cache hot"});
+    specs.push_back({"sched_nr_migrate", 32, false, "tasks examined per balancing pass"});
+    for (const DomainFlagParam& f : domain_flag_params(era))
+      specs.push_back({f.name, flag_default(era, f.flag) ? 1 : 0, true, f.what});
+    return specs;
+  }
+  const EraDefaults d = defaults_of(era);
   specs.push_back({"sched_latency_ns", d.latency, false,
                    "targeted preemption latency, before scaling by CPU count"});
   specs.push_back({"sched_min_granularity_ns", d.min_granularity, false,
@@ -229,6 +317,44 @@ CfsConfig cfs_config(Era era, const ParamValues& p) {
   c.era = era;
   Features& f = c.feat;
   Tunables& t = c.base;
+  if (era == Era::k66 || era == Era::k612) {
+    if (p.flag("HRTICK"))
+      throw InputError("", "--param HRTICK",
+                       "HRTICK is not modelled: the simulator preempts at jiffy ticks only");
+    f.place_lag = p.flag("PLACE_LAG");
+    f.place_deadline_initial = p.flag("PLACE_DEADLINE_INITIAL");
+    f.run_to_parity = p.flag("RUN_TO_PARITY");
+    f.next_buddy = p.flag("NEXT_BUDDY");
+    f.cache_hot_buddy = p.flag("CACHE_HOT_BUDDY");
+    f.wakeup_preempt = p.flag("WAKEUP_PREEMPTION");
+    f.affine_wakeups = p.flag("WA_IDLE");
+    f.lb_bias = false;  // no cpu_load[] indices in 6.x
+    f.sync_wakeups = true;
+    if (era == Era::k612) {
+      f.place_rel_deadline = p.flag("PLACE_REL_DEADLINE");
+      f.preempt_short = p.flag("PREEMPT_SHORT");
+      f.delay_dequeue = p.flag("DELAY_DEQUEUE");
+      f.delay_zero = p.flag("DELAY_ZERO");
+    }
+    t.base_slice = p.get("sched_base_slice_ns");
+    if (t.base_slice <= 0) throw InputError("", "--param sched_base_slice_ns", "must be positive");
+    t.latency = t.min_granularity = t.wakeup_granularity = t.base_slice;  // unused by EEVDF
+    t.migration_cost = p.get("sched_migration_cost_ns");
+    t.nr_migrate = static_cast<int>(p.get("sched_nr_migrate"));
+    c.tunable_scaling = static_cast<int>(p.get("sched_tunable_scaling"));
+    if (c.tunable_scaling > 2)
+      throw InputError("", "--param sched_tunable_scaling", "must be 0, 1 or 2");
+    c.domains = domain_templates(era);
+    for (const DomainFlagParam& fp : domain_flag_params(era)) {
+      const bool on = p.flag(fp.name);
+      if (on == flag_default(era, fp.flag)) continue;
+      for (DomainTemplate& d : c.domains) {
+        if (fp.flag == kSdBalanceNewidle && d.level == Level::kSmt) continue;
+        d.flags = on ? d.flags | fp.flag : d.flags & ~fp.flag;
+      }
+    }
+    return c;
+  }
   t.latency = p.get("sched_latency_ns");
   t.min_granularity = p.get("sched_min_granularity_ns");
   t.wakeup_granularity = p.get("sched_wakeup_granularity_ns");
@@ -297,6 +423,20 @@ CfsConfig cfs_config(Era era, const ParamValues& p) {
 }
 
 }  // namespace cfs
+
+std::vector<PolicyInfo> eevdf_policy_infos() {
+  auto info = [](const char* name, cfs::Era era, const char* what) {
+    return PolicyInfo{name, what, cfs::param_specs(era),
+                      [era](const ParamValues& p) { return cfs::make(era, p); }};
+  };
+  return {info("eevdf", cfs::Era::k612, "EEVDF as in Linux 6.12 (alias of eevdf-6.12)"),
+          info("eevdf-6.6", cfs::Era::k66,
+               "EEVDF of Linux 6.6: lag placement, eligibility, earliest virtual deadline, "
+               "RUN_TO_PARITY; 0.75 ms base slice"),
+          info("eevdf-6.12", cfs::Era::k612,
+               "EEVDF of Linux 6.12: adds PREEMPT_SHORT, DELAY_DEQUEUE/DELAY_ZERO, custom "
+               "slices (dl-runtime on a fair task)")};
+}
 
 PolicyInfo cfs_2623_policy_info() {
   return {"cfs-2.6.23",

@@ -27,6 +27,12 @@ class Timeline {
     return heap_[best].id;
   }
 
+  // Every entity, in the heap's (deterministic, unspecified) order.
+  template <typename F>
+  void for_each(F&& f) const {
+    for (const Node& n : heap_) f(n.id);
+  }
+
   void insert(TaskId id, int64_t vruntime) {
     heap_.push_back(Node{vruntime, next_seq_++, id});
     up(heap_.size() - 1);

@@ -1,0 +1,249 @@
+// EEVDF of 6.6 and 6.12: placement, lag, DELAY_DEQUEUE and slices, driving the policy's
+// hooks directly on one CPU with the clock under the test's control, and end to end.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "harness.h"
+#include "policy/cfs/cfs.h"
+#include "policy/registry.h"
+
+namespace schedlab::test {
+namespace {
+
+// A SchedContext the test drives by hand.
+class FakeContext final : public SchedContext {
+ public:
+  explicit FakeContext(const Machine& m) {
+    machine_ = &m;
+    tick_ns_ = m.tick_ns();
+    cpu_curr_.assign(m.cpus, nullptr);
+    idle_cpus_ = all_cpus(m.cpus);
+    rng_ = &rng_storage_;
+  }
+  void resched(CpuId cpu) override { pending.insert(cpu); }
+  bool resched_pending(CpuId cpu) const override { return pending.count(cpu) > 0; }
+  void migrate_queued(Task&, CpuId) override {}
+  void set_now(Time t) { now_ = t; }
+  void set_curr(CpuId cpu, Task* t) {
+    cpu_curr_[cpu] = t;
+    idle_cpus_.set(static_cast<size_t>(cpu), t == nullptr);
+  }
+  std::set<CpuId> pending;
+
+ private:
+  Rng rng_storage_{1};
+};
+
+struct OneCpu {
+  explicit OneCpu(const std::string& policy) : machine(make_machine(1)), ctx(machine) {
+    owned = make_policy(policy, {}, "test");
+    cfs = dynamic_cast<cfs::Cfs*>(owned.get());
+    cfs->attach(ctx);
+  }
+  Task& add(const std::string& name, Time custom_slice = 0, const Task* parent = nullptr,
+            int nice = 0) {
+    Task& t = tasks.emplace_back();
+    t.id = static_cast<TaskId>(tasks.size() - 1);
+    t.name = name;
+    t.allowed = all_cpus(1);
+    t.nr_cpus_allowed = 1;
+    t.runnable = true;
+    t.cpu = 0;
+    t.custom_slice_ns = custom_slice;
+    t.nice = nice;
+    cfs->task_new(t, parent);
+    cfs->enqueue(0, t, EnqueueKind::kNew);
+    t.queued = true;
+    return t;
+  }
+  Task* pick() {
+    Task* t = cfs->pick_next(0);
+    if (t) {
+      t->queued = false;
+      t->on_cpu = true;
+    }
+    ctx.set_curr(0, t);
+    ctx.pending.clear();
+    return t;
+  }
+  void run(Task& t, Time ns) {  // the engine charges the time, then ticks
+    t.sum_exec_ns += ns;
+    ctx.set_now(ctx.now() + ns);
+    cfs->task_tick(0, t);
+  }
+  void put_back(Task& t) {
+    cfs->put_prev(0, t);
+    t.on_cpu = false;
+    t.queued = true;
+    ctx.set_curr(0, nullptr);
+  }
+  void sleep(Task& t) {
+    cfs->dequeue(0, t, DequeueKind::kSleep);
+    t.runnable = false;
+    t.on_cpu = false;
+    ctx.set_curr(0, nullptr);
+  }
+  void wake(Task& t) {
+    t.runnable = true;
+    cfs->enqueue(0, t, EnqueueKind::kWakeup);
+    t.queued = true;
+  }
+  Machine machine;
+  FakeContext ctx;
+  std::unique_ptr<SchedClass> owned;
+  cfs::Cfs* cfs = nullptr;
+  std::deque<Task> tasks;
+};
+
+// One CPU, base slice 0.75 ms. A and B start at V = 0 with half a slice (deadline
+// 375 us); A runs 1 ms (vruntime 1 ms, a new slice to 1.75 ms). B is picked (eligible,
+// V = 0.5 ms) and sleeps at once: its lag is V - 0 = 0.5 ms. With A alone (V = 1 ms), B
+// wakes at V - lag * (W + w) / W = 1 ms - 0.5 ms * 2048 / 1024 = 0, which keeps its lag
+// (the new V is 0.5 ms).
+TEST(Eevdf, AWakingTaskIsPlacedAtVMinusItsScaledLag) {
+  OneCpu s("eevdf-6.6");
+  Task& a = s.add("A");
+  Task& b = s.add("B");
+  EXPECT_EQ(s.cfs->deadline_of(a.id), 375'000);
+  EXPECT_EQ(s.cfs->deadline_of(b.id), 375'000);
+  ASSERT_EQ(s.pick(), &a);
+  s.run(a, 1'000'000);
+  EXPECT_EQ(s.cfs->vruntime_of(a.id), 1'000'000);
+  EXPECT_EQ(s.cfs->deadline_of(a.id), 1'750'000);
+  EXPECT_TRUE(s.ctx.pending.count(0));  // slice used up with another task queued
+  s.put_back(a);
+  ASSERT_EQ(s.pick(), &b);
+  s.sleep(b);
+  EXPECT_EQ(s.cfs->vlag_of(b.id), 500'000);
+  ASSERT_EQ(s.pick(), &a);
+  s.wake(b);
+  EXPECT_EQ(s.cfs->vruntime_of(b.id), 0);
+  EXPECT_EQ(s.cfs->deadline_of(b.id), 750'000);
+  EXPECT_EQ(s.cfs->avg_vruntime_of(0), 500'000);
+  EXPECT_EQ(s.cfs->check_invariants(), "");
+}
+
+// 6.12: A runs past its fair share (not eligible) and sleeps: DELAY_DEQUEUE keeps it
+// queued. B is picked; A leaves only when the pick would choose it.
+TEST(Eevdf, DelayDequeueKeepsAnIneligibleSleeperQueuedUntilPicked) {
+  OneCpu s("eevdf-6.12");
+  Task& a = s.add("A");
+  Task& b = s.add("B");
+  ASSERT_EQ(s.pick(), &a);
+  s.run(a, 1'000'000);  // V = 0.5 ms < A's 1 ms: not eligible
+  s.sleep(a);
+  EXPECT_TRUE(s.cfs->delayed(a.id));
+  EXPECT_EQ(s.cfs->nr_running_of(0), 2);
+  ASSERT_EQ(s.pick(), &b);  // B is eligible and earlier
+  s.run(b, 2'000'000);      // B moves past A: A becomes the pick
+  s.put_back(b);
+  ASSERT_EQ(s.pick(), &b);  // the pick found delayed A, dequeued it for real, picked again
+  EXPECT_FALSE(s.cfs->delayed(a.id));
+  EXPECT_EQ(s.cfs->nr_running_of(0), 1);
+  EXPECT_EQ(s.cfs->check_invariants(), "");
+  // 6.6 has no delayed dequeue: the sleeper leaves at once.
+  OneCpu old("eevdf-6.6");
+  Task& a6 = old.add("A");
+  old.add("B");
+  ASSERT_EQ(old.pick(), &a6);
+  old.run(a6, 1'000'000);
+  old.sleep(a6);
+  EXPECT_FALSE(old.cfs->delayed(a6.id));
+  EXPECT_EQ(old.cfs->nr_running_of(0), 1);
+}
+
+TEST(Eevdf, NiceZeroAndNiceFiveShare1024To335) {
+  for (const char* preset : {"eevdf-6.6", "eevdf-6.12"}) {
+    ScenarioOverrides o;
+    o.policy = preset;
+    const RunOutput r = run_text(R"({"machine": {"cpus": 1, "hz": 1000}, "global": {"duration": 10},
+        "tasks": {"a": {"loop": -1, "run": 100000}, "b": {"loop": -1, "run": 100000, "priority": 5}}})",
+                                 o);
+    const double a = static_cast<double>(r.task("a").cpu_time_ns);
+    const double b = static_cast<double>(r.task("b").cpu_time_ns);
+    EXPECT_NEAR(a / (a + b), 1024.0 / 1359.0, 0.005 * 1024.0 / 1359.0) << preset;
+  }
+}
+
+// PREEMPT_SHORT (6.12): A runs 0.1 ms of its protected first slice (deadline 0.375 ms).
+// S arrives at V = 0.1 ms. With a 0.1 ms custom slice its deadline is 0.1 + 0.05 ms,
+// earlier than A's, so RUN_TO_PARITY is lifted and S preempts; with the default slice
+// (deadline 0.1 + 0.375 ms) A keeps the CPU. 6.6 ignores the custom slice.
+TEST(Eevdf, PreemptShortLetsAShorterSliceCutAProtectedSlice) {
+  auto preempts = [](const char* preset, Time custom_slice) {
+    OneCpu s(preset);
+    Task& a = s.add("A");
+    EXPECT_EQ(s.pick(), &a);
+    s.run(a, 100'000);
+    s.ctx.pending.clear();
+    Task& short_task = s.add("S", custom_slice, &a);
+    s.cfs->check_preempt(0, a, short_task, WakeInfo{WakeKind::kFork, 0, false, a.id});
+    EXPECT_EQ(s.cfs->vruntime_of(short_task.id), 100'000) << preset;
+    EXPECT_EQ(s.cfs->check_invariants(), "");
+    return s.ctx.pending.count(0) > 0;
+  };
+  EXPECT_TRUE(preempts("eevdf-6.12", 100'000));
+  EXPECT_FALSE(preempts("eevdf-6.12", 0));
+  EXPECT_FALSE(preempts("eevdf-6.6", 100'000));
+}
+
+// Property: after any sequence of arrivals, runs, preemptions, sleeps and wake-ups on
+// one run queue, the weighted lags of the queued tasks (running one included) sum to
+// zero: sum w_i (V - v_i) = 0, up to V's rounding down (less than one unit per weight).
+TEST(Eevdf, LagsSumToZeroAfterAnySequence) {
+  for (const char* preset : {"eevdf-6.6", "eevdf-6.12"}) {
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      OneCpu s(preset);
+      Rng rng(seed);
+      Task* running = nullptr;
+      std::vector<Task*> sleeping;
+      for (int step = 0; step < 400; ++step) {
+        switch (rng.below(4)) {
+          case 0:
+            if (s.tasks.size() < 12) {
+              s.add(fmt::format("t{}", s.tasks.size()), 0, nullptr, rng.below(2) ? 0 : 5);
+            }
+            break;
+          case 1:
+            if (running) {
+              s.run(*running, static_cast<Time>(1 + rng.below(3'000'000)));
+              s.put_back(*running);
+            }
+            running = s.pick();
+            break;
+          case 2:
+            if (running) {
+              s.sleep(*running);
+              sleeping.push_back(running);
+              running = nullptr;
+            }
+            break;
+          default:
+            if (!sleeping.empty()) {
+              const size_t i = rng.below(sleeping.size());
+              s.wake(*sleeping[i]);
+              sleeping.erase(sleeping.begin() + static_cast<std::ptrdiff_t>(i));
+            }
+        }
+        ASSERT_EQ(s.cfs->check_invariants(), "") << preset << " seed " << seed;
+        const int64_t v = s.cfs->avg_vruntime_of(0);
+        Int128 lag = 0;
+        int64_t total = 0;
+        for (const Task& t : s.tasks) {
+          const bool on_rq = t.queued || t.on_cpu || s.cfs->delayed(t.id);
+          if (!on_rq) continue;
+          const int64_t w = t.nice == 0 ? 1024 : 335;
+          lag += static_cast<Int128>(v - s.cfs->vruntime_of(t.id)) * w;
+          total += w;
+        }
+        ASSERT_TRUE(total == 0 || (lag <= 0 && lag > -static_cast<Int128>(total)))
+            << preset << " seed " << seed << " step " << step;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace schedlab::test
