@@ -169,6 +169,12 @@ void Analyzer::event(const SchedEvent& e) {
       mk.last_ns = e.time;
       break;
     }
+    case EventType::kDlJob: {
+      TaskMetrics& tm = m_.tasks[e.task];
+      ++tm.dl_jobs;
+      if (e.value > 0) ++tm.deadline_misses;
+      break;
+    }
     case EventType::kFork:
     case EventType::kBlock:
       break;

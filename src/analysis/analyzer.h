@@ -17,6 +17,8 @@ struct TaskMetrics {
   Time cpu_time_ns = 0, wait_time_ns = 0, sleep_time_ns = 0;
   uint64_t switches_voluntary = 0, switches_involuntary = 0, migrations = 0;
   LatencyStats wakeup_latency;
+  // SCHED_DEADLINE jobs ended, and those that ended after their absolute deadline.
+  uint64_t dl_jobs = 0, deadline_misses = 0;
 };
 
 struct CpuMetrics {

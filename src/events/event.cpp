@@ -20,6 +20,8 @@ const char* event_type_name(EventType t) {
       return "block";
     case EventType::kMark:
       return "mark";
+    case EventType::kDlJob:
+      return "dl_job";
   }
   return "?";
 }

@@ -18,6 +18,8 @@ enum class EventType : uint8_t {
   kExit,       // task exits on cpu
   kBlock,      // task blocks: detail = BlockReason, arg = object index
   kMark,       // application mark: arg = mark index, value = count
+  kDlJob,      // a SCHED_DEADLINE job ended (the task blocked, yielded or exited):
+               // value = end - absolute deadline (> 0: a miss)
 };
 
 enum class PrevState : uint8_t { kPreempted, kBlocked, kExited };

@@ -29,6 +29,8 @@ struct Task {
   // sched_attr.sched_runtime of a SCHED_OTHER/BATCH/IDLE task (rt-app's dl-runtime on a
   // non-deadline task): a custom slice for EEVDF of 6.12; 0 when not set.
   Time custom_slice_ns = 0;
+  // SCHED_DEADLINE parameters (sched_attr's runtime, deadline, period); 0 otherwise.
+  Time dl_runtime_ns = 0, dl_deadline_ns = 0, dl_period_ns = 0;
   CpuMask allowed;
   int nr_cpus_allowed = 0;
   bool runnable = false;  // runnable (queued or running); false while blocked or exited
@@ -73,6 +75,9 @@ class SchedContext {
   virtual bool resched_pending(CpuId cpu) const = 0;
   // Move a queued task to another CPU's run queue (load balancing, RT push/pull).
   virtual void migrate_queued(Task& t, CpuId to) = 0;
+  // Call the task's class's timer_fired(t) at `at` (a high-resolution timer, such as
+  // SCHED_DEADLINE's replenishment); a class ignores firings it no longer wants.
+  virtual void start_timer(TaskId, Time /*at*/) {}
 
  protected:
   Time now_ = 0;
@@ -117,6 +122,8 @@ class SchedClass {
   // Every tick of a busy CPU (periodic load balancing).
   virtual void tick_balance(CpuId) {}
   virtual void task_dead(Task&) {}
+  // A timer started through SchedContext::start_timer fired.
+  virtual void timer_fired(TaskId) {}
   // The class's own consistency, checked with the engine's invariants: a description of
   // what is broken, or empty.
   virtual std::string check_invariants() const { return {}; }

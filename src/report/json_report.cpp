@@ -29,6 +29,8 @@ std::string metrics_json(const Metrics& m) {
     lat["p99"] = t.wakeup_latency.percentile(0.99);
     lat["max"] = t.wakeup_latency.max();
     tj["wakeup_latency_ns"] = lat;
+    tj["dl_jobs"] = t.dl_jobs;
+    tj["deadline_misses"] = t.deadline_misses;
     tasks.push_back(tj);
   }
   j["tasks"] = tasks;

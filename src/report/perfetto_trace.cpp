@@ -103,6 +103,11 @@ void PerfettoTraceWriter::event(const SchedEvent& e) {
           R"J({{"name":{},"ph":"i","s":"t","pid":{},"tid":{},"ts":{},"args":{{"count":{}}}}})J",
           json_string(info_.mark_names.at(e.arg)), kTaskPid, e.task + 1, micros(e.time), e.value));
       break;
+    case EventType::kDlJob:
+      write(fmt::format(
+          R"J({{"name":"{}","ph":"i","s":"t","pid":{},"tid":{},"ts":{},"args":{{"lateness_ns":{}}}}})J",
+          e.value > 0 ? "deadline miss" : "dl job", kTaskPid, e.task + 1, micros(e.time), e.value));
+      break;
     case EventType::kMigrate:
       write(fmt::format(
           R"J({{"name":"migrate","ph":"i","s":"t","pid":{},"tid":{},"ts":{},"args":{{"from":{},"to":{}}}}})J",

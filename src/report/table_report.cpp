@@ -26,6 +26,14 @@ std::string metrics_table(const Metrics& m) {
   for (const CpuMetrics& c : m.per_cpu)
     out += fmt::format("{:<5} {:>11.3f} {:>11.3f} {:>22.3f}\n", c.id, ms(c.busy_ns), ms(c.idle_ns),
                        ms(c.idle_while_runnable_ns));
+  bool any_dl = false;
+  for (const TaskMetrics& t : m.tasks) any_dl |= t.dl_jobs > 0;
+  if (any_dl) {
+    out += fmt::format("\n{:<20} {:>10} {:>16}\n", "deadline task", "jobs", "deadline misses");
+    for (const TaskMetrics& t : m.tasks)
+      if (t.dl_jobs > 0)
+        out += fmt::format("{:<20} {:>10} {:>16}\n", t.name, t.dl_jobs, t.deadline_misses);
+  }
   if (!m.marks.empty()) {
     out += fmt::format("\n{:<20} {:>10} {:>12}\n", "mark", "count", "per second");
     const double seconds = static_cast<double>(m.duration_ns) / 1e9;

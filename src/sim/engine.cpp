@@ -35,6 +35,7 @@ Engine::Engine(const Machine& machine, const Workload& workload, std::unique_ptr
       attrs.emplace_back(mask, p.sched.value_or(spec.sched));
     }
   }
+  dl_.attach(*this);
   rt_.attach(*this);
   normal_->attach(*this);
 }
@@ -88,6 +89,9 @@ EngineResult Engine::run() {
       case AgendaKind::kTick:
         if (item.generation == static_cast<uint32_t>(jiffy_generation_)) on_jiffy();
         break;
+      case AgendaKind::kClassTimer:
+        dl_.timer_fired(item.target);
+        break;
     }
     process_rescheds();
     if (options_.check_invariants && (++handled % 1024) == 0) check_all_accounted();
@@ -96,6 +100,10 @@ EngineResult Engine::run() {
   if (!finished && agenda_.empty()) deadlock();
   const Time end = finished ? now_ : options_.end_ns;
   now_ = end;
+  for (Task& t : tasks_)  // a job still open past its deadline has missed it
+    if (const Exec& x = execs_[t.id];
+        !x.exited && x.dl_job_deadline >= 0 && x.dl_job_deadline < end)
+      dl_job_end(t);
   for (CpuId c = 0; c < machine_ref_.cpus; ++c) {
     account(c);
     if (!cpu_curr_[c]) cpus_[c].idle_ns += end - cpus_[c].idle_since;
@@ -139,14 +147,11 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   t.id = static_cast<TaskId>(tasks_.size() - 1);
   t.name = name;
   t.parent = parent ? parent->id : kNoTask;
-  t.policy = s.policy;
-  t.nice = s.nice;
-  t.rt_priority = s.rt_priority;
-  t.custom_slice_ns = is_rt(s.policy) || s.policy == SchedPolicy::kDeadline ? 0 : s.dl_runtime_ns;
   t.allowed = allowed;
   t.nr_cpus_allowed = static_cast<int>(t.allowed.count());
   t.runnable = true;
   x.spec = &spec;
+  set_sched_attrs(t, s);
   x.t_first = spec.delay_ns;  // rt-app: t_zero + delay, for forked threads too
   ++live_tasks_;
   sink_.task_created(info_of(t));
@@ -164,6 +169,7 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   const CpuId cpu = checked_cpu(t, cls.select_cpu(t, origin, how));
   t.cpu = cpu;
   emit({now_, EventType::kWakeupNew, 0, cpu, t.id, t.parent, 0, 0});
+  dl_job_start(t);
   cls.enqueue(cpu, t, EnqueueKind::kNew);
   t.queued = true;
   check_preempt_curr(cpu, t, how);
@@ -178,12 +184,14 @@ void Engine::wake(Task& t, const WakeInfo& how_, TaskId waker) {
   t.runnable = true;
   if (t.on_cpu) {  // blocked but not yet switched out: it simply keeps running
     emit({now_, EventType::kWakeup, 0, t.cpu, t.id, waker, 0, 0});
+    dl_job_start(t);
     return;
   }
   SchedClass& cls = class_of(t);
   const CpuId cpu = checked_cpu(t, cls.select_cpu(t, t.cpu, how));
   set_task_cpu(t, cpu);
   emit({now_, EventType::kWakeup, 0, cpu, t.id, waker, 0, 0});
+  dl_job_start(t);
   cls.enqueue(cpu, t, EnqueueKind::kWakeup);
   t.queued = true;
   check_preempt_curr(cpu, t, how);
@@ -195,13 +203,18 @@ void Engine::block(Task& t, BlockReason reason, int32_t object) {
   x.block_reason = reason;
   x.block_object = object;
   emit({now_, EventType::kBlock, static_cast<uint8_t>(reason), t.cpu, t.id, kNoTask, object, 0});
+  dl_job_end(t);
   resched(t.cpu);
 }
 
 void Engine::exit_task(Task& t) {
   t.runnable = false;
-  execs_[t.id].exited = true;
+  Exec& x = execs_[t.id];
+  x.exited = true;
   --live_tasks_;
+  dl_job_end(t, true);
+  dl_total_bw_ -= x.dl_bw;  // task_dead_dl(): the bandwidth is free again
+  x.dl_bw = 0;
   emit({now_, EventType::kExit, 0, t.cpu, t.id, kNoTask, 0, 0});
   if (t.on_cpu) resched(t.cpu);
 }
@@ -221,9 +234,11 @@ void Engine::check_preempt_curr(CpuId cpu, Task& woken, const WakeInfo& how) {
   if (curr == &woken || !curr->runnable || cpus_[cpu].need_resched) return;
   account(cpu);
   const int woken_rank = class_rank(woken), curr_rank = class_rank(*curr);
-  if (woken_rank < curr_rank)
+  if (woken_rank == 0)  // the deadline class decides for any current task (it may push)
+    dl_.check_preempt(cpu, *curr, woken, how);
+  else if (woken_rank < curr_rank)
     resched(cpu);
-  else if (woken_rank == curr_rank)
+  else if (woken_rank == curr_rank || woken_rank == 1)  // RT below deadline: maybe pushed
     class_of(woken).check_preempt(cpu, *curr, woken, how);
 }
 
@@ -237,6 +252,8 @@ void Engine::resched(CpuId cpu) {
 
 void Engine::process_rescheds() {
   for (size_t i = 0; i < pending_rescheds_.size(); ++i) {
+    // A class that asks for schedule() again from every schedule() would spin here forever.
+    if (i > 1'000'000) violation("schedule() keeps rescheduling at one instant (a livelock)");
     const CpuId cpu = pending_rescheds_[i];
     if (cpus_[cpu].need_resched) schedule(cpu);
   }
@@ -277,13 +294,15 @@ void Engine::schedule(CpuId cpu) {
     }
   }
   switch_to(cpu, prev, pick(cpu));
+  dl_.post_schedule(cpu);
   if (!normal_->handles_rt()) rt_.post_schedule(cpu);
   normal_->post_schedule(cpu);
 }
 
 Task* Engine::pick(CpuId cpu) {
-  Task* next = nullptr;
-  if (!normal_->handles_rt()) {
+  dl_.balance(cpu);
+  Task* next = dl_.pick_next(cpu);
+  if (!next && !normal_->handles_rt()) {
     rt_.balance(cpu);
     next = rt_.pick_next(cpu);
   }
@@ -314,12 +333,9 @@ void Engine::requeue_with_new_attrs(CpuId cpu, Task& prev) {
   const bool mask_changed = prev.allowed != x.pending_allowed;
   prev.allowed = x.pending_allowed;
   prev.nr_cpus_allowed = static_cast<int>(prev.allowed.count());
-  prev.policy = x.pending_sched.policy;
-  prev.nice = x.pending_sched.nice;
-  prev.rt_priority = x.pending_sched.rt_priority;
-  prev.custom_slice_ns = is_rt(prev.policy) || prev.policy == SchedPolicy::kDeadline
-                             ? 0
-                             : x.pending_sched.dl_runtime_ns;
+  const bool was_deadline = prev.policy == SchedPolicy::kDeadline;
+  set_sched_attrs(prev, x.pending_sched);
+  if (!was_deadline) dl_job_start(prev);
   x.attrs_pending = false;
   if (mask_changed) sink_.affinity_changed(prev.id, prev.allowed, now_);
   SchedClass& cls = class_of(prev);

@@ -12,6 +12,7 @@
 
 #include "events/event.h"
 #include "policy/sched_class.h"
+#include "sim/dl_class.h"
 #include "sim/event_queue.h"
 #include "sim/rt_class.h"
 #include "sim/sync_objects.h"
@@ -44,6 +45,7 @@ class Engine final : public SchedContext {
   void resched(CpuId cpu) override;
   bool resched_pending(CpuId cpu) const override { return cpus_[cpu].need_resched; }
   void migrate_queued(Task& t, CpuId to) override;
+  void start_timer(TaskId t, Time at) override;
 
  private:
   enum class Burst : uint8_t { kNone, kWork, kRuntime, kSpin };
@@ -71,6 +73,11 @@ class Engine final : public SchedContext {
     // spinlock acquisition in progress
     int spin_yields = 0, spin_sleeps = 0;
     Time spin_delay = 0;
+    // SCHED_DEADLINE: the current job's absolute deadline (-1: no job), the bandwidth
+    // admitted for the task (runtime/period << 20)
+    Time dl_job_deadline = -1;
+    Time dl_job_exec = 0;  // sum_exec_ns when the job started
+    int64_t dl_bw = 0;
   };
 
   struct Cpu {
@@ -94,9 +101,18 @@ class Engine final : public SchedContext {
   void set_task_cpu(Task& t, CpuId cpu);
   void check_preempt_curr(CpuId cpu, Task& woken, const WakeInfo& how);
   SchedClass& class_of(const Task& t) {
+    if (t.policy == SchedPolicy::kDeadline) return dl_;
     return is_rt(t.policy) && !normal_->handles_rt() ? rt_ : *normal_;
   }
-  int class_rank(const Task& t) const { return is_rt(t.policy) && !normal_->handles_rt() ? 0 : 1; }
+  // 0 deadline, 1 RT, 2 the normal class (which may hold RT tasks too, as BFS does).
+  int class_rank(const Task& t) const {
+    if (t.policy == SchedPolicy::kDeadline) return 0;
+    return is_rt(t.policy) && !normal_->handles_rt() ? 1 : 2;
+  }
+  // SCHED_DEADLINE admission control and job accounting (engine_deadline.cpp).
+  void set_sched_attrs(Task& t, const SchedSettings& s);
+  void dl_job_start(Task& t);
+  void dl_job_end(Task& t, bool exiting = false);
 
   // the CPU side
   void schedule(CpuId cpu);
@@ -151,6 +167,7 @@ class Engine final : public SchedContext {
   const Machine& machine_ref_;
   const Workload& workload_;
   std::unique_ptr<SchedClass> normal_;
+  DlClass dl_;
   RtClass rt_;
   EngineOptions options_;
   EventSink& sink_;
@@ -164,6 +181,7 @@ class Engine final : public SchedContext {
   uint64_t jiffy_generation_ = 0;
   std::vector<int> fork_counts_;  // per task spec
   SyncObjects sync_;
+  int64_t dl_total_bw_ = 0;  // admitted SCHED_DEADLINE bandwidth, << 20
   int live_tasks_ = 0;
   Time steps_instant_ = -1;  // guards against programs that loop in zero time
   uint64_t steps_at_instant_ = 0;

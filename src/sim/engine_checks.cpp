@@ -24,7 +24,8 @@ void Engine::check_pick(CpuId cpu, const Task* next) const {
 // task that is not marked as running there.
 void Engine::check_all_accounted() const {
   for (const SchedClass* cls :
-       {static_cast<const SchedClass*>(&rt_), static_cast<const SchedClass*>(normal_.get())})
+       {static_cast<const SchedClass*>(&dl_), static_cast<const SchedClass*>(&rt_),
+        static_cast<const SchedClass*>(normal_.get())})
     if (std::string problem = cls->check_invariants(); !problem.empty()) violation(problem);
   int running = 0;
   for (const Task& t : tasks_) {

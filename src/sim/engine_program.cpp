@@ -131,11 +131,13 @@ Engine::StepResult Engine::execute_step(CpuId cpu, Task& t, Exec& x, const Step&
         *next = x.t_first;
       }
       *next += s.duration_ns;
+      dl_job_end(t);  // a deadline task's job is one period's work
       if (now_ < *next) {
         sleep_until(t, *next, BlockReason::kTimer);
         return StepResult::kStop;
       }
       if (!s.absolute) *next = now_;  // relative mode: a late period restarts from now
+      dl_job_start(t);                // the period is already over: the next job starts now
       return StepResult::kContinue;
     }
     case Op::kLock:
@@ -192,6 +194,7 @@ Engine::StepResult Engine::execute_step(CpuId cpu, Task& t, Exec& x, const Step&
     case Op::kYield:
       ++x.step;
       class_of(t).yield(cpu);
+      dl_job_end(t);  // a deadline task's yield ends its job
       resched(cpu);
       return StepResult::kStop;
     case Op::kFork: {
@@ -370,6 +373,7 @@ void Engine::spin_attempt_failed(CpuId cpu, Task& t, Exec& x) {
   if (x.spin_yields < cfg.yield_rounds) {
     ++x.spin_yields;
     class_of(t).yield(cpu);
+    dl_job_end(t);
     resched(cpu);
     return;
   }

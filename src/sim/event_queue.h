@@ -16,7 +16,7 @@
 
 namespace schedlab {
 
-enum class AgendaKind : uint8_t { kTaskStart, kTaskWake, kBurstEnd, kTick };
+enum class AgendaKind : uint8_t { kTaskStart, kTaskWake, kBurstEnd, kTick, kClassTimer };
 
 // 24 bytes: the insertion sequence and the kind share a word.
 struct AgendaItem {

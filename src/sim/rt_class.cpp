@@ -27,6 +27,7 @@ void RtClass::task_new(Task& t, const Task*) {
 
 int RtClass::cpu_prio(CpuId cpu) const {
   const Task* curr = ctx_->curr(cpu);
+  if (curr && curr->policy == SchedPolicy::kDeadline) return kCpuPrioDeadline;
   int best = rqs_[cpu].highest();
   if (curr && is_rt(curr->policy)) best = std::min(best, prio(*curr));
   if (best < kLevels) return best;
@@ -55,7 +56,8 @@ CpuId RtClass::find_lowest_cpu(const Task& t, CpuId prefer) const {
 CpuId RtClass::select_cpu(Task& t, CpuId prev, const WakeInfo&) {
   if (prev == kNoCpu || !t.allowed_on(prev)) return find_lowest_cpu(t, prev);
   const Task* curr = ctx_->curr(prev);
-  const bool blocked_there = curr && is_rt(curr->policy) && prio(*curr) <= prio(t);
+  const bool blocked_there = curr && ((is_rt(curr->policy) && prio(*curr) <= prio(t)) ||
+                                      curr->policy == SchedPolicy::kDeadline);
   if (blocked_there && t.nr_cpus_allowed > 1) {
     const CpuId target = find_lowest_cpu(t, prev);
     if (target != kNoCpu && prio(t) < cpu_prio(target)) return target;
@@ -92,7 +94,7 @@ void RtClass::dequeue(CpuId cpu, Task& t, DequeueKind) {
 }
 
 void RtClass::check_preempt(CpuId cpu, Task& curr, Task& woken, const WakeInfo&) {
-  if (prio(woken) < prio(curr)) {
+  if (curr.policy != SchedPolicy::kDeadline && prio(woken) < prio(curr)) {
     ctx_->resched(cpu);
     return;
   }

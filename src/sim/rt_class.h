@@ -1,6 +1,7 @@
 // SCHED_FIFO and SCHED_RR as in the kernel's rt_sched_class (kernel/sched/rt.c):
 // per-CPU queues of 99 priorities with a bitmap, a woken task preempts a lower one,
 // push to and pull from CPUs running lower priorities, RR timeslice 100 ms.
+// A CPU running a deadline task counts as busier than any RT priority (cpupri).
 // Left out: RT throttling (sched_rt_runtime_us), RT group scheduling, priority
 // inheritance, and check_preempt_equal_prio's push of the current task.
 #pragma once
@@ -35,6 +36,7 @@ class RtClass final : public SchedClass {
   // Kernel priority: 0 is the highest (rt_priority 99), 98 the lowest (rt_priority 1).
   static int prio(const Task& t) { return 99 - t.rt_priority; }
   // cpupri: what a CPU runs, as a priority comparable with prio(); higher = less urgent.
+  static constexpr int kCpuPrioDeadline = -1;  // cpupri's CPUPRI_HIGHER: never pushed to
   static constexpr int kCpuPrioNormal = 100;
   static constexpr int kCpuPrioIdle = 101;
 

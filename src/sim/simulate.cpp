@@ -9,15 +9,17 @@ namespace schedlab {
 
 EngineResult simulate(const Scenario& scenario, EventSink& sink, const SimulationOptions& options,
                       std::vector<std::string>* notes) {
-  for (const TaskSpec& t : scenario.workload.tasks) {
-    bool deadline = t.sched.policy == SchedPolicy::kDeadline;
-    for (const Phase& p : t.phases)
-      deadline |= p.sched && p.sched->policy == SchedPolicy::kDeadline;
-    if (deadline)
-      throw InputError(scenario.file, "tasks." + t.name + ".policy",
-                       "SCHED_DEADLINE is not simulated yet (the deadline class is still to come)");
-  }
   std::unique_ptr<SchedClass> policy = make_policy(scenario.policy, scenario.params, scenario.file);
+  if (policy->handles_rt())  // BFS replaced every class below stop: no deadline class
+    for (const TaskSpec& t : scenario.workload.tasks) {
+      bool deadline = t.sched.policy == SchedPolicy::kDeadline;
+      for (const Phase& p : t.phases)
+        deadline |= p.sched && p.sched->policy == SchedPolicy::kDeadline;
+      if (deadline)
+        throw InputError(scenario.file, "tasks." + t.name + ".policy",
+                         "SCHED_DEADLINE needs the kernel's deadline class, which '" +
+                             scenario.policy + "' replaces (it schedules every policy itself)");
+    }
   EngineOptions eo;
   eo.seed = scenario.seed;
   eo.check_invariants = options.check_invariants;

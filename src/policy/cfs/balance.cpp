@@ -225,7 +225,7 @@ int Cfs::find_busiest_group(CpuId this_cpu, Domain& sd, IdleType idle, const Cpu
     CpuId balance_cpu = local ? static_cast<CpuId>(group._Find_first()) : kNoCpu;
     bool first_idle = false;
     for_each_cpu(group & cpus, [&](CpuId i) {
-      if (*sd_idle && rq_[i].nr_running) *sd_idle = false;
+      if (*sd_idle && all_running(i)) *sd_idle = false;
       int64_t load;
       if (local) {
         if (!ctx_->curr(i) && !first_idle) {
@@ -239,7 +239,7 @@ int Cfs::find_busiest_group(CpuId this_cpu, Domain& sd, IdleType idle, const Cpu
         min_cpu_load = std::min(min_cpu_load, load);
       }
       group_load += load;
-      sum_nr_running += rq_[i].nr_running;
+      sum_nr_running += all_running(i);
       sum_weighted_load += weighted_cpuload(i);
       sum_avg_per_task += cpu_avg_load_per_task(i);
     });
@@ -328,7 +328,7 @@ CpuId Cfs::find_busiest_queue(const Domain& sd, int group, int64_t imbalance,
   for_each_cpu(sd.groups[group] & cpus, [&](CpuId i) {
     const int64_t wl = weighted_cpuload(i);  // power is one CPU's (ARCH_POWER off)
     // A lone task heavier than the imbalance would only move the imbalance elsewhere.
-    if (rq_[i].nr_running == 1 && wl > imbalance) return;
+    if (all_running(i) == 1 && wl > imbalance) return;
     if (wl > max_load) {
       max_load = wl;
       busiest = i;
@@ -354,7 +354,7 @@ int Cfs::load_balance(CpuId this_cpu, Domain& sd, IdleType idle, bool* balance) 
     if (busiest == kNoCpu) break;
     ld_moved = 0;
     all_pinned = false;
-    if (rq_[busiest].nr_running > 1) {
+    if (all_running(busiest) > 1) {
       ld_moved = move_tasks(this_cpu, busiest, imbalance, sd, &all_pinned) > 0 ? 1 : 0;
       if (all_pinned) {
         cpus.reset(static_cast<size_t>(busiest));
@@ -409,7 +409,7 @@ int Cfs::load_balance_newidle(CpuId this_cpu, Domain& sd) {
     const CpuId busiest = find_busiest_queue(sd, group, imbalance, cpus);
     if (busiest == kNoCpu) break;
     int ld_moved = 0;
-    if (rq_[busiest].nr_running > 1) {
+    if (all_running(busiest) > 1) {
       bool all_pinned = false;
       ld_moved = move_tasks(this_cpu, busiest, imbalance, sd, &all_pinned) > 0 ? 1 : 0;
       if (all_pinned) {

@@ -244,12 +244,21 @@ class Cfs final : public SchedClass {
   void yield_66(CpuId cpu);
   CpuId select_wake_cpu_66(Task& t, CpuId prev, CpuId this_cpu, bool sync);
   CpuId select_idle_sibling(const Task& p, CpuId prev, CpuId target) const;
+  std::vector<CpuMask> llc_span_;  // per CPU: the CPUs sharing its last-level cache
 
   // ---- balance.cpp
   int64_t jiffies() const { return ctx_->now() / ctx_->tick_ns(); }
   int64_t msecs_to_jiffies(int64_t ms) const;
   void sync_cpu_load(CpuId cpu);
   int64_t weighted_cpuload(CpuId cpu) const { return rq_[cpu].load.weight; }
+  // The kernel's rq->nr_running counts every class: the fair tasks, plus the RT or
+  // deadline task running there (queued RT/deadline tasks are not seen from here).
+  int64_t all_running(CpuId cpu) const {
+    const Task* curr = ctx_->curr(cpu);
+    const bool other_class =
+        curr && (is_rt(curr->policy) || curr->policy == SchedPolicy::kDeadline);
+    return rq_[cpu].nr_running + (other_class ? 1 : 0);
+  }
   int64_t source_load(CpuId cpu, int idx);
   int64_t target_load(CpuId cpu, int idx);
   int64_t cpu_avg_load_per_task(CpuId cpu) const;

@@ -152,11 +152,18 @@ void Cfs::place_entity_66(RunQueue& rq, Entity& e, bool initial) {
 TaskId Cfs::pick_eevdf(const RunQueue& rq, TaskId curr) const {
   if (curr != kNoTask && (!se_[curr].on_rq || !entity_eligible(rq, se_[curr]))) curr = kNoTask;
   if (cfg_.feat.run_to_parity && curr != kNoTask && protect_slice(se_[curr])) return curr;
+  // entity_eligible() for each, with the sums taken once.
+  Int128 avg = rq.avg_vruntime;
+  int64_t load = rq.avg_load;
+  if (rq.curr != kNoTask && se_[rq.curr].on_rq) {
+    avg += static_cast<Int128>(se_[rq.curr].vruntime - rq.min_vruntime) * se_[rq.curr].load.weight;
+    load += se_[rq.curr].load.weight;
+  }
   TaskId best = kNoTask;
   rq.timeline.for_each([&](TaskId id) {
     if (id == curr) return;
     const Entity& e = se_[id];
-    if (!entity_eligible(rq, e)) return;
+    if (avg < static_cast<Int128>(e.vruntime - rq.min_vruntime) * load) return;
     if (best == kNoTask) {
       best = id;
       return;
@@ -342,11 +349,11 @@ CpuId Cfs::select_idle_sibling(const Task& p, CpuId prev, CpuId target) const {
   const Machine& m = ctx_->machine();
   if (prev != target && m.same_llc(prev, target) && p.allowed_on(prev) && ctx_->idle(prev))
     return prev;
-  const int n = ctx_->cpus();
-  for (int i = 1; i < n; ++i) {
-    const CpuId c = (target + i) % n;
-    if (m.same_llc(c, target) && p.allowed_on(c) && ctx_->idle(c)) return c;
-  }
+  // select_idle_cpu(): the first idle CPU of the cache domain after the target, wrapping.
+  const CpuMask idle = llc_span_[target] & p.allowed & ctx_->idle_cpus();
+  size_t c = idle._Find_next(static_cast<size_t>(target));
+  if (c >= idle.size()) c = idle._Find_first();
+  if (c < idle.size()) return static_cast<CpuId>(c);
   return p.allowed_on(target) ? target : prev;
 }
 

@@ -19,6 +19,10 @@ int ilog2(int n) {
 void Cfs::attach(SchedContext& ctx) {
   SchedClass::attach(ctx);
   const int n = ctx.cpus();
+  llc_span_.assign(static_cast<size_t>(n), CpuMask{});
+  for (CpuId a = 0; a < n; ++a)
+    for (CpuId b = 0; b < n; ++b)
+      if (ctx.machine().same_llc(a, b)) llc_span_[a].set(static_cast<size_t>(b));
   // sched_init_granularity(): the defaults grow with the CPU count; latency and
   // min_granularity are capped at 200 ms. (sched_tunable_scaling, from 2.6.36, names
   // the modes: 0 none, 1 logarithmic as here, 2 linear.)
