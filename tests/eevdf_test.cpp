@@ -189,6 +189,26 @@ TEST(Eevdf, PreemptShortLetsAShorterSliceCutAProtectedSlice) {
   EXPECT_FALSE(preempts("eevdf-6.6", 100'000));
 }
 
+// The same end to end on one CPU at 1000 Hz: hog A starts at 0 (deadline 0.375 ms); S
+// arrives at 0.2 ms with lag 0 and runs 0.1 ms. With the default slice its deadline is
+// 0.2 + 0.375 ms, later than A's, so it waits for the tick at 1 ms, where A's slice is
+// over: 0.8 ms of wake-up latency. With a 0.1 ms custom slice (dl-runtime 100) its
+// deadline is 0.25 ms and it preempts at once: 0.
+TEST(Eevdf, AShorterCustomSliceGetsLowerWakeupLatency) {
+  auto latency = [](const std::string& slice) {
+    ScenarioOverrides o;
+    o.policy = "eevdf-6.12";
+    const RunOutput r = run_text(R"({"machine": {"cpus": 1, "hz": 1000}, "tasks": {
+        "A": {"loop": 1, "run": 5000},
+        "S": {"loop": 1, "delay": 200, )" +
+                                     slice + R"("run": 100}}})",
+                                 o);
+    return r.task("S").wakeup_latency.max();
+  };
+  EXPECT_EQ(latency(""), 800'000);
+  EXPECT_EQ(latency(R"("dl-runtime": 100, )"), 0);
+}
+
 // Property: after any sequence of arrivals, runs, preemptions, sleeps and wake-ups on
 // one run queue, the weighted lags of the queued tasks (running one included) sum to
 // zero: sum w_i (V - v_i) = 0, up to V's rounding down (less than one unit per weight).

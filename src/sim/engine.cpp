@@ -170,6 +170,7 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   t.cpu = cpu;
   emit({now_, EventType::kWakeupNew, 0, cpu, t.id, t.parent, 0, 0});
   dl_job_start(t);
+  account(cpu);  // the queue's clock is current before it changes (update_curr)
   cls.enqueue(cpu, t, EnqueueKind::kNew);
   t.queued = true;
   check_preempt_curr(cpu, t, how);
@@ -192,6 +193,7 @@ void Engine::wake(Task& t, const WakeInfo& how_, TaskId waker) {
   set_task_cpu(t, cpu);
   emit({now_, EventType::kWakeup, 0, cpu, t.id, waker, 0, 0});
   dl_job_start(t);
+  account(cpu);  // the queue's clock is current before it changes (update_curr)
   cls.enqueue(cpu, t, EnqueueKind::kWakeup);
   t.queued = true;
   check_preempt_curr(cpu, t, how);
@@ -270,6 +272,7 @@ void Engine::migrate_queued(Task& t, CpuId to) {
   cls.dequeue(from, t, DequeueKind::kMigrate);
   t.queued = false;
   set_task_cpu(t, to);
+  account(to);  // the queue's clock is current before it changes (update_curr)
   cls.enqueue(to, t, EnqueueKind::kMigrate);
   t.queued = true;
   check_preempt_curr(to, t, WakeInfo{WakeKind::kMigrate, from, false});
@@ -344,6 +347,7 @@ void Engine::requeue_with_new_attrs(CpuId cpu, Task& prev) {
   const CpuId target =
       prev.allowed_on(cpu) ? cpu : checked_cpu(prev, cls.select_cpu(prev, cpu, how));
   set_task_cpu(prev, target);
+  account(target);  // the queue's clock is current before it changes (update_curr)
   cls.enqueue(target, prev, EnqueueKind::kRequeue);
   prev.queued = true;
   if (target != cpu) check_preempt_curr(target, prev, how);
