@@ -1,12 +1,15 @@
-// BFS (0.318 source): shares, deadline order, the expired-deadline rule, idle CPUs and
-// IDLEPRIO, against schedules computed by hand. On one CPU rr_interval is 6 ms and the
-// deadline offsets are prio_ratios x 6 ms in jiffies: nice -5 24, nice 0 39, nice 5 63,
+// BFS (0.318 source): shares, deadline order, the expired-deadline rule, idle CPUs,
+// locality, IDLEPRIO and SCHED_ISO, against schedules computed by hand. On one CPU rr_interval is 6
+// ms and the deadline offsets are prio_ratios x 6 ms in jiffies: nice -5 24, nice 0 39, nice 5 63,
 // nice 10 101.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <deque>
 
 #include "harness.h"
+#include "policy/registry.h"
+#include "util/error.h"
 
 namespace schedlab::test {
 namespace {
@@ -84,6 +87,91 @@ TEST(Bfs, IdleprioRunsOnlyWhenNothingElseCan) {
                 "H": {"loop": 1, "run": 50000}}})",
                                bfs());
   EXPECT_EQ(r.switch_ins(), (Lines{"0 0 H", "50 0 I", "60 0 idle"}));
+}
+
+// SCHED_ISO on one CPU at 1000 Hz (ISO_PERIOD = 5 x 1000 + 1 = 5001 ticks): an ISO hog
+// runs as RT, adding 100 per tick; at tick 3551 iso_ticks (355100) / 5001 exceeds 70
+// (iso_cpu), so it turns refractory and shares 6 ms slices with a normal hog. Each tick
+// then takes iso_ticks / 5001 + 1 off; at tick 4145 the quotient falls below 63 (90 %
+// of 70), and from its next slice the task is ISO again, gaining 100 per tick from
+// 315047: over 70 again at tick 4546.
+TEST(Bfs, IsoIsDemotedAtItsLimitAndPromotedBelowTheHysteresis) {
+  const RunOutput r = run_text(R"({"machine": {"cpus": 1, "hz": 1000}, "tasks": {
+      "iso": {"policy": "SCHED_ISO", "loop": -1, "run": 100000},
+      "hog": {"loop": -1, "run": 100000}}})",
+                               [] {
+                                 ScenarioOverrides o = bfs();
+                                 o.duration_s = 5;
+                                 return o;
+                               }());
+  const Lines lines = r.switch_ins();
+  EXPECT_EQ(Lines(lines.begin(), lines.begin() + 3),
+            (Lines{"0 0 iso", "3551 0 hog", "3557 0 iso"}));
+  const auto promoted = std::find(lines.begin(), lines.end(), "4145 0 iso");
+  ASSERT_NE(promoted, lines.end());
+  EXPECT_EQ(*(promoted + 1), "4546 0 hog");
+  // 0-3551 alone; 49 slices of 6 ms in 3557-4145; 4145-4546; then the 6 ms slices from
+  // 4552 every 12 ms, the 38th cut at 5 s after 4 ms: 3551 + 294 + 401 + 222 + 4 ms.
+  EXPECT_EQ(r.task("iso").cpu_time_ns, 4'472'000'000);
+}
+
+// The idle CPU's ticks count too: on two CPUs (ISO_PERIOD 10001) with CPU 1 idle, each
+// jiffy adds 100 for CPU 0 and takes iso_ticks / 10001 + 1 off for CPU 1, so the limit
+// (quotient over 70) is reached at tick 12503 (iterating that rule from 0), not at tick
+// 7101 as with CPU 0's ticks alone.
+TEST(Bfs, IdleCpusTicksDecayTheIsoBudget) {
+  ScenarioOverrides o = bfs();
+  o.duration_s = 13;
+  const RunOutput r = run_text(R"({"machine": {"cpus": 2, "hz": 1000}, "tasks": {
+      "iso": {"policy": "SCHED_ISO", "cpus": [0], "loop": -1, "run": 100000},
+      "hog": {"cpus": [0], "loop": -1, "run": 100000}}})",
+                               o);
+  EXPECT_EQ(head(r, 2), (Lines{"0 0 iso", "12503 0 hog"}));
+}
+
+// Locality on a Q9300 (two dies of two cores, each die one L2): 4 CPUs scale
+// rr_interval to 13 ms; nice 0's prio_ratio is 655, so its deadline is now + 85 jiffies
+// and a task from the other die counts task_timeslice = 85 jiffies later. X (last on
+// CPU 2, other die) was created at 0 (deadline 85), Y (last on CPU 1, CPU 0's L2
+// partner) at 84 ms (deadline 169): CPU 0 sees 170 against 169 and takes Y; CPU 2 sees
+// 85 against 254 and takes X. Had Y come at 86 ms (171), CPU 0 would take X.
+TEST(Bfs, ATaskFromAnotherDieIsPickedOnlyWhenItsWeightedDeadlineIsEarliest) {
+  Machine m = make_machine(4);
+  m.hz = 1000;
+  m.llc_of = {0, 0, 1, 1};
+  auto pick_on = [&](Time y_created_ms, CpuId picker) {
+    FakeContext ctx(m);
+    std::unique_ptr<SchedClass> bfs = make_policy("bfs", {}, "test");
+    bfs->attach(ctx);
+    std::deque<Task> tasks;
+    auto add = [&](const std::string& name, CpuId last_cpu, Time at_ms) -> Task& {
+      ctx.set_now(at_ms * kNsPerMs);
+      Task& t = tasks.emplace_back();
+      t.id = static_cast<TaskId>(tasks.size() - 1);
+      t.name = name;
+      t.allowed = all_cpus(4);
+      t.nr_cpus_allowed = 4;
+      t.runnable = true;
+      t.cpu = last_cpu;
+      bfs->task_new(t, nullptr);
+      bfs->enqueue(last_cpu, t, EnqueueKind::kWakeup);
+      t.queued = true;
+      return t;
+    };
+    add("X", 2, 0);
+    add("Y", 1, y_created_ms);
+    return bfs->pick_next(picker)->name;
+  };
+  EXPECT_EQ(pick_on(84, 0), "Y");
+  EXPECT_EQ(pick_on(84, 2), "X");
+  EXPECT_EQ(pick_on(86, 0), "X");
+}
+
+TEST(Bfs, IsoIsOnlyKnownToBfs) {
+  ScenarioOverrides o;
+  o.policy = "cfs-2.6.32";
+  EXPECT_THROW(run_text(R"({"tasks": {"iso": {"policy": "SCHED_ISO", "loop": 1, "run": 100}}})", o),
+               InputError);
 }
 
 }  // namespace

@@ -12,30 +12,6 @@
 namespace schedlab::test {
 namespace {
 
-// A SchedContext the test drives by hand.
-class FakeContext final : public SchedContext {
- public:
-  explicit FakeContext(const Machine& m) {
-    machine_ = &m;
-    tick_ns_ = m.tick_ns();
-    cpu_curr_.assign(m.cpus, nullptr);
-    idle_cpus_ = all_cpus(m.cpus);
-    rng_ = &rng_storage_;
-  }
-  void resched(CpuId cpu) override { pending.insert(cpu); }
-  bool resched_pending(CpuId cpu) const override { return pending.count(cpu) > 0; }
-  void migrate_queued(Task&, CpuId) override {}
-  void set_now(Time t) { now_ = t; }
-  void set_curr(CpuId cpu, Task* t) {
-    cpu_curr_[cpu] = t;
-    idle_cpus_.set(static_cast<size_t>(cpu), t == nullptr);
-  }
-  std::set<CpuId> pending;
-
- private:
-  Rng rng_storage_{1};
-};
-
 struct OneCpu {
   explicit OneCpu(const std::string& policy) : machine(make_machine(1)), ctx(machine) {
     owned = make_policy(policy, {}, "test");

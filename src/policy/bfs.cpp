@@ -22,7 +22,14 @@
 // Judgement and omissions: forks are treated as threads (CLONE_VM, which is what x264 and
 // rt-app do), so a child always goes through try_preempt; schedule()'s "half a jiffy"
 // charge for a zero clock delta guards against clock anomalies and is not modelled
-// (simulated time is exact); SCHED_ISO is not modelled yet. The presets bfs-0.304 and
+// (simulated time is exact). SCHED_ISO: the global iso_ticks counter gains 100 per tick
+// of a CPU running an RT task or an unthrottled ISO task, and every other tick, idle CPUs
+// included, takes iso_ticks / ISO_PERIOD + 1 off it; ISO_PERIOD = 5 s of ticks of every
+// CPU. Above iso_cpu % ISO tasks turn refractory: queued as SCHED_NORMAL, and a running
+// one loses its slice; below 90 % of iso_cpu they are ISO again at their next enqueue.
+// The engine ticks only busy CPUs, so the idle CPUs' ticks of a jiffy are applied when
+// the next jiffy's first tick arrives (a jiffy late, and after that jiffy's busy ticks in
+// the same order as the kernel would not guarantee either). The presets bfs-0.304 and
 // bfs-0.311 name the releases of the 2009 debates; only 0.318's source was available, and
 // its behaviour is what all three presets run (differences between the releases are not
 // verified).
@@ -40,9 +47,12 @@ constexpr int kIsoPrio = 100, kNormalPrio = 101, kIdlePrio = 102, kPrioLimit = 1
 class Bfs final : public SchedClass {
  public:
   explicit Bfs(const ParamValues& p)
-      : base_rr_interval_ms_(p.get("rr_interval")), scale_rr_(p.flag("rr_interval_scaling")) {}
+      : base_rr_interval_ms_(p.get("rr_interval")),
+        scale_rr_(p.flag("rr_interval_scaling")),
+        iso_cpu_(p.get("iso_cpu")) {}
 
   bool handles_rt() const override { return true; }
+  bool supports_iso() const override { return true; }
 
   void attach(SchedContext& ctx) override {
     SchedClass::attach(ctx);
@@ -65,6 +75,7 @@ class Bfs final : public SchedClass {
                                : m.same_package(a, b)                          ? 1
                                                                                : 3;
     cpu_curr_prio_.assign(n, kPrioLimit);
+    iso_period_ = 5 * ctx.machine().hz * n + 1;  // ISO_PERIOD
     cache_of_.assign(n, CpuMask{});
     core_of_.assign(n, CpuMask{});
     for (CpuId a = 0; a < n; ++a)
@@ -149,12 +160,25 @@ class Bfs final : public SchedClass {
     push(prev);
   }
 
+  // scheduler_tick() -> task_running_tick().
   void task_tick(CpuId cpu, Task& curr) override {
     Entity& e = se_[curr.id];
     charge(e);
+    account_idle_iso_ticks();
+    const bool iso = curr.policy == SchedPolicy::kIso;
+    if (is_rt(curr.policy) || (iso && !iso_refractory_)) {
+      if (iso_ticks_ <= iso_period_ * 100 - 100) iso_ticks_ += 100;
+    } else {
+      no_iso_tick();
+    }
+    // An ISO task running as RT past its limit is made to reschedule as SCHED_NORMAL.
+    if (iso && test_iso_refractory() && cpu_curr_prio_[cpu] == kIsoPrio) e.time_slice_us = 0;
     if (curr.policy == SchedPolicy::kFifo || e.time_slice_us > 0) return;
     ctx_->resched(cpu);
   }
+
+  bool iso_refractory() const { return iso_refractory_; }
+  int64_t iso_ticks() const { return iso_ticks_; }
 
   void yield(CpuId) override {}  // requeue_task() is empty in this BFS: schedule() decides
 
@@ -193,6 +217,7 @@ class Bfs final : public SchedClass {
   }
   int locality(CpuId a, CpuId b) const { return locality_[a * ctx_->cpus() + b]; }
 
+  // enqueue_task(): the list a task joins; an ISO task is NORMAL while refractory.
   int prio_of(const Task& t) const {
     switch (t.policy) {
       case SchedPolicy::kFifo:
@@ -200,9 +225,45 @@ class Bfs final : public SchedClass {
         return kMaxRtPrio - 1 - t.rt_priority;
       case SchedPolicy::kIdle:
         return kIdlePrio;
+      case SchedPolicy::kIso:
+        return iso_refractory_ ? kNormalPrio : kIsoPrio;
       default:
         return kNormalPrio;
     }
+  }
+
+  // no_iso_tick(): a tick with no RT or unthrottled ISO task running decays iso_ticks, and
+  // may end the refractory period (10 % hysteresis).
+  void no_iso_tick() {
+    if (iso_ticks_ == 0) return;
+    iso_ticks_ -= iso_ticks_ / iso_period_ + 1;
+    if (iso_refractory_ && iso_ticks_ / iso_period_ < iso_cpu_ * 90 / 100) iso_refractory_ = false;
+  }
+
+  // test_ret_isorefractory().
+  bool test_iso_refractory() {
+    if (!iso_refractory_) {
+      if (iso_ticks_ / iso_period_ > iso_cpu_) iso_refractory_ = true;
+    } else if (iso_ticks_ / iso_period_ < iso_cpu_ * 90 / 100) {
+      iso_refractory_ = false;
+    }
+    return iso_refractory_;
+  }
+
+  // The ticks of idle CPUs (not simulated) decay iso_ticks too: when a jiffy's first
+  // busy tick arrives, the previous jiffy's idle CPUs and every CPU of the jiffies
+  // without any tick are accounted.
+  void account_idle_iso_ticks() {
+    const int64_t jiffy = jiffies();
+    if (jiffy != iso_jiffy_) {
+      const int64_t n = ctx_->cpus();
+      int64_t idle = iso_jiffy_ < 0 ? 0 : n - ticked_in_jiffy_;
+      if (iso_jiffy_ >= 0) idle += n * (jiffy - iso_jiffy_ - 1);
+      for (int64_t i = 0; i < idle && iso_ticks_ > 0; ++i) no_iso_tick();
+      iso_jiffy_ = jiffy;
+      ticked_in_jiffy_ = 0;
+    }
+    ++ticked_in_jiffy_;
   }
 
   // update_cpu_clock(): the running task's slice, in microseconds of real run time.
@@ -372,6 +433,12 @@ class Bfs final : public SchedClass {
   std::array<uint64_t, 2> bitmap_{};
   std::vector<int> cpu_curr_prio_;
   std::vector<CpuMask> cache_of_, core_of_;  // the other CPUs of each CPU's cache and core
+  // SCHED_ISO
+  int64_t iso_cpu_ = 70;
+  int64_t iso_period_ = 5001;
+  int64_t iso_ticks_ = 0;
+  bool iso_refractory_ = false;
+  int64_t iso_jiffy_ = -1, ticked_in_jiffy_ = 0;
 };
 
 PolicyInfo bfs_info(const char* name, const char* description) {
@@ -379,7 +446,9 @@ PolicyInfo bfs_info(const char* name, const char* description) {
           description,
           {{"rr_interval", 6, false, "slice in ms before the boot-time scaling by CPU count"},
            {"rr_interval_scaling", 1, true,
-            "multiply rr_interval by 3/2 per doubling of the CPU count, as BFS does at boot"}},
+            "multiply rr_interval by 3/2 per doubling of the CPU count, as BFS does at boot"},
+           {"iso_cpu", 70, false,
+            "percent of all CPUs' time SCHED_ISO tasks may take at RT priority over 5 s"}},
           [](const ParamValues& p) { return std::make_unique<Bfs>(p); }};
 }
 

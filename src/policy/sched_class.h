@@ -95,6 +95,8 @@ class SchedClass {
   virtual void attach(SchedContext& ctx) { ctx_ = &ctx; }
   // True when this class also schedules SCHED_FIFO/RR tasks (BFS replaced the RT class).
   virtual bool handles_rt() const { return false; }
+  // True when the class knows SCHED_ISO (BFS); elsewhere such a task is refused.
+  virtual bool supports_iso() const { return false; }
 
   // A task joins the class: allocate its data. `parent` is set for a fork (sched_fork).
   virtual void task_new(Task& t, const Task* parent) = 0;

@@ -10,16 +10,24 @@ namespace schedlab {
 EngineResult simulate(const Scenario& scenario, EventSink& sink, const SimulationOptions& options,
                       std::vector<std::string>* notes) {
   std::unique_ptr<SchedClass> policy = make_policy(scenario.policy, scenario.params, scenario.file);
-  if (policy->handles_rt())  // BFS replaced every class below stop: no deadline class
-    for (const TaskSpec& t : scenario.workload.tasks) {
-      bool deadline = t.sched.policy == SchedPolicy::kDeadline;
-      for (const Phase& p : t.phases)
-        deadline |= p.sched && p.sched->policy == SchedPolicy::kDeadline;
-      if (deadline)
-        throw InputError(scenario.file, "tasks." + t.name + ".policy",
-                         "SCHED_DEADLINE needs the kernel's deadline class, which '" +
-                             scenario.policy + "' replaces (it schedules every policy itself)");
-    }
+  // BFS replaced every class below stop, so it has no deadline class; SCHED_ISO exists
+  // only in the -ck schedulers.
+  auto check = [&](const TaskSpec& t, SchedPolicy p) {
+    const std::string key = "tasks." + t.name + ".policy";
+    if (p == SchedPolicy::kDeadline && policy->handles_rt())
+      throw InputError(scenario.file, key,
+                       "SCHED_DEADLINE needs the kernel's deadline class, which '" +
+                           scenario.policy + "' replaces (it schedules every policy itself)");
+    if (p == SchedPolicy::kIso && !policy->supports_iso())
+      throw InputError(scenario.file, key,
+                       "SCHED_ISO exists only in the -ck kernels' schedulers (bfs here), not in '" +
+                           scenario.policy + "'");
+  };
+  for (const TaskSpec& t : scenario.workload.tasks) {
+    check(t, t.sched.policy);
+    for (const Phase& p : t.phases)
+      if (p.sched) check(t, p.sched->policy);
+  }
   EngineOptions eo;
   eo.seed = scenario.seed;
   eo.check_invariants = options.check_invariants;

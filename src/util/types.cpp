@@ -16,6 +16,8 @@ const char* policy_name(SchedPolicy p) {
       return "SCHED_RR";
     case SchedPolicy::kDeadline:
       return "SCHED_DEADLINE";
+    case SchedPolicy::kIso:
+      return "SCHED_ISO";
   }
   return "?";
 }

@@ -39,14 +39,16 @@ inline CpuMask all_cpus(int ncpus) {
   return m;
 }
 
-// The scheduling policies of sched_setscheduler(2).
-enum class SchedPolicy : uint8_t { kOther, kBatch, kIdle, kFifo, kRR, kDeadline };
+// The scheduling policies of sched_setscheduler(2), and SCHED_ISO of the -ck kernels
+// (policy 4 there; BFS only here).
+enum class SchedPolicy : uint8_t { kOther, kBatch, kIdle, kFifo, kRR, kDeadline, kIso };
 
 inline bool is_rt(SchedPolicy p) {
   return p == SchedPolicy::kFifo || p == SchedPolicy::kRR;
 }
 inline bool is_normal(SchedPolicy p) {
-  return p == SchedPolicy::kOther || p == SchedPolicy::kBatch || p == SchedPolicy::kIdle;
+  return p == SchedPolicy::kOther || p == SchedPolicy::kBatch || p == SchedPolicy::kIdle ||
+         p == SchedPolicy::kIso;
 }
 const char* policy_name(SchedPolicy p);
 

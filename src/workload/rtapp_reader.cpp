@@ -101,9 +101,10 @@ class RtAppParser {
     if (s == "SCHED_FIFO") return SchedPolicy::kFifo;
     if (s == "SCHED_RR") return SchedPolicy::kRR;
     if (s == "SCHED_DEADLINE") return SchedPolicy::kDeadline;
+    if (s == "SCHED_ISO") return SchedPolicy::kIso;  // -ck kernels (BFS) only
     r_.fail(key, "unknown policy '" + s +
                      "' (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, "
-                     "SCHED_DEADLINE)");
+                     "SCHED_DEADLINE, SCHED_ISO)");
   }
 
   // policy/priority/dl-* may come in any order, so they are collected, then applied.
