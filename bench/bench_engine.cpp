@@ -1,7 +1,7 @@
 // Simulated context switches per wall-clock second (make bench).
 //  (a) 1 CPU, 2 hogs under rr with a 1 ms slice (one switch per tick);
 //  (b) 64 CPUs, 1000 tasks: 500 hogs and 500 tasks that run 200 us and sleep 1 ms,
-//      under rr, under each CFS and EEVDF preset and under BFS;
+//      under rr, under each CFS and EEVDF preset, BFS and O(1);
 //  (c) SCHED_DEADLINE, global EDF: 4 CPUs, 20 periodic tasks of utilisation 0.16 each
 //      (3.2 in all; periods 10, 15, ..., 105 ms), 10 simulated seconds.
 #include <benchmark/benchmark.h>
@@ -86,6 +86,9 @@ void BM_64Cpus1000Tasks_eevdf_6_6(benchmark::State& state) {
 void BM_64Cpus1000Tasks_eevdf_6_12(benchmark::State& state) {
   run_scenario(state, big_machine(), "eevdf-6.12", {});
 }
+void BM_64Cpus1000Tasks_o1(benchmark::State& state) {
+  run_scenario(state, big_machine(), "o1", {});
+}
 void BM_Deadline4Cpus20Tasks(benchmark::State& state) {
   run_scenario(state, deadline_set(), "eevdf", {});
 }
@@ -98,6 +101,7 @@ BENCHMARK(BM_64Cpus1000Tasks_cfs_2_6_31)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_cfs_2_6_32)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_eevdf_6_6)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_eevdf_6_12)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000Tasks_o1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Deadline4Cpus20Tasks)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -10,6 +10,9 @@ std::vector<PolicyInfo> eevdf_policy_infos();
 PolicyInfo cfs_2623_policy_info();
 PolicyInfo cfs_2631_policy_info();
 PolicyInfo cfs_2632_policy_info();
+namespace o1 {
+PolicyInfo o1_policy_info();
+}
 
 const std::vector<PolicyInfo>& policy_registry() {
   static const std::vector<PolicyInfo> registry = [] {
@@ -17,6 +20,7 @@ const std::vector<PolicyInfo>& policy_registry() {
                                  cfs_2632_policy_info()};
     for (PolicyInfo& info : eevdf_policy_infos()) r.push_back(std::move(info));
     for (PolicyInfo& info : bfs_policy_infos()) r.push_back(std::move(info));
+    r.push_back(o1::o1_policy_info());
     return r;
   }();
   return registry;
