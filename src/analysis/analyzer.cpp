@@ -110,7 +110,7 @@ void Analyzer::event(const SchedEvent& e) {
   ++m_.events;
   switch (e.type) {
     case EventType::kSwitch: {
-      ++m_.context_switches;
+      if (e.arg != kStartState) ++m_.context_switches;
       CpuTrack& c = cpus_[e.cpu];
       if (c.curr == kNoTask) {
         close_idle(e.cpu, e.time);

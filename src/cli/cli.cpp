@@ -12,6 +12,8 @@
 #include "experiment/reproduce.h"
 #include "experiment/results.h"
 #include "experiment/sweep.h"
+#include "host/ftrace_parser.h"
+#include "host/tracefs.h"
 #include "policy/registry.h"
 #include "report/events_csv.h"
 #include "report/html_report.h"
@@ -97,6 +99,36 @@ int command_run(const RunArgs& a, const CLI::App& cmd, std::ostream& out, std::o
   options.check_invariants = a.check_invariants;
   simulate(scenario, sinks, options, &notes);
   for (const std::string& n : notes) err << "schedlab: note: " << n << "\n";
+  out << (a.json ? metrics_json(analyzer.metrics()) : metrics_table(analyzer.metrics()));
+  return 0;
+}
+
+// The metrics of a recorded ftrace text trace, by the same analyzer and writers.
+int command_analyze(const RunArgs& a, std::ostream& out, std::ostream& err) {
+  std::ifstream in(a.scenario);
+  if (!in) throw InputError(a.scenario, "", "cannot open for reading");
+  Analyzer analyzer;
+  SinkList sinks;
+  sinks.add(&analyzer);
+  std::unique_ptr<std::ofstream> trace_file, events_file;
+  std::unique_ptr<PerfettoTraceWriter> trace;
+  std::unique_ptr<EventsCsvWriter> events;
+  if (!a.trace.empty()) {
+    trace_file = open_output(a.trace);
+    trace = std::make_unique<PerfettoTraceWriter>(*trace_file);
+    sinks.add(trace.get());
+  }
+  if (!a.events.empty()) {
+    events_file = open_output(a.events);
+    events = std::make_unique<EventsCsvWriter>(*events_file);
+    sinks.add(events.get());
+  }
+  const FtraceStats stats = parse_ftrace(in, a.scenario, sinks);
+  if (stats.lost_events)
+    err << fmt::format(
+        "schedlab: note: {} events were lost when recording (buffer overrun); "
+        "the metrics miss them\n",
+        stats.lost_events);
   out << (a.json ? metrics_json(analyzer.metrics()) : metrics_table(analyzer.metrics()));
   return 0;
 }
@@ -276,6 +308,29 @@ int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
   CLI::App* check = app.add_subcommand("check", "validate a scenario without running it");
   add_scenario_options(*check, check_args);
   CLI::App* policies = app.add_subcommand("policies", "list schedulers and their parameters");
+  RecordOptions record_opts;
+  CLI::App* record_cmd = app.add_subcommand(
+      "record", "run a command while recording the kernel's scheduler events (root)");
+  record_cmd->add_option("--out", record_opts.out,
+                         "ftrace text output (default schedlab-trace.txt)");
+  record_cmd
+      ->add_option("--timeout", record_opts.timeout_s,
+                   "stop the command after this many seconds (default 600)")
+      ->check(CLI::PositiveNumber);
+  record_cmd
+      ->add_option("--buffer-kb", record_opts.buffer_kb, "per-CPU trace buffer (default 8192)")
+      ->check(CLI::Range(64, 1 << 22));
+  record_cmd->add_option("--tracefs", record_opts.tracefs_dir,
+                         "tracefs directory (default /sys/kernel/tracing)");
+  record_cmd->add_option("command", record_opts.command, "the command, after --")->required();
+  RunArgs analyze_args;
+  CLI::App* analyze =
+      app.add_subcommand("analyze", "metrics of a recorded ftrace text trace (as `run` prints)");
+  analyze->add_option("trace_file", analyze_args.scenario, "ftrace text (tracefs trace file)")
+      ->required();
+  analyze->add_flag("--json", analyze_args.json, "print metrics as JSON");
+  analyze->add_option("--trace", analyze_args.trace, "write a Chrome/Perfetto trace JSON file");
+  analyze->add_option("--events", analyze_args.events, "write the event stream as CSV");
   SweepArgs sweep_args;
   CLI::App* sweep =
       app.add_subcommand("sweep", "run a scenario over varied values, schedulers and repeats");
@@ -330,6 +385,20 @@ int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if (run->parsed()) return command_run(run_args, *run, out, err);
     if (check->parsed()) return command_check(check_args, *check, out);
     if (policies->parsed()) return command_policies(out);
+    if (analyze->parsed()) return command_analyze(analyze_args, out, err);
+    if (record_cmd->parsed()) {
+      const RecordResult r = record_command(record_opts);
+      out << fmt::format("recorded {} trace lines to {}; the command {} (status {})\n", r.lines,
+                         record_opts.out,
+                         r.interrupted ? "was interrupted"
+                         : r.timed_out ? "timed out"
+                                       : "exited",
+                         r.exit_status);
+      if (r.overruns)
+        err << fmt::format(
+            "schedlab: note: the trace buffer dropped {} events (raise --buffer-kb)\n", r.overruns);
+      return r.interrupted ? 130 : r.timed_out ? 124 : 0;
+    }
     if (sweep->parsed()) return command_sweep(sweep_args, out, err);
     if (reproduce_cmd->parsed()) {
       if (repro.scenarios_dir.empty()) repro.scenarios_dir = default_scenarios_dir();

@@ -10,7 +10,8 @@
 namespace schedlab {
 
 enum class EventType : uint8_t {
-  kSwitch,     // cpu; task = prev (kNoTask: idle), other = next; detail = PrevState
+  kSwitch,     // cpu; task = prev (kNoTask: idle), other = next; detail = PrevState;
+               // arg = kStartState: not a switch, what a recorded CPU ran when it began
   kWakeup,     // task woken onto cpu; other = waker
   kWakeupNew,  // a new task placed on cpu; other = parent
   kMigrate,    // task moves: cpu = from, arg = to
@@ -23,6 +24,7 @@ enum class EventType : uint8_t {
 };
 
 enum class PrevState : uint8_t { kPreempted, kBlocked, kExited };
+constexpr int32_t kStartState = -1;
 
 enum class BlockReason : uint8_t {
   kSleep,

@@ -1,0 +1,451 @@
+#include "host/ftrace_parser.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <string_view>
+#include <vector>
+
+#include "util/error.h"
+
+namespace schedlab {
+
+namespace {
+
+enum class Kind : uint8_t { kSwitch, kWakeup, kWakeupNew, kMigrate, kFork, kExit };
+
+struct Side {
+  int64_t pid = -1;
+  std::string comm;
+  int prio = 120;
+};
+
+struct Record {
+  Time time = 0;
+  CpuId cpu = 0;
+  Kind kind = Kind::kSwitch;
+  Side ctx;   // the task running on the CPU when the event was recorded
+  Side a, b;  // switch: prev, next; fork: parent, child; others: the task in a
+  PrevState prev_state = PrevState::kPreempted;
+  CpuId target = kNoCpu;  // wake-up target or migration destination
+  CpuId orig = kNoCpu;    // migration source
+  size_t line = 0;
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+bool to_int(std::string_view s, int64_t& v) {
+  s = trim(s);
+  if (s.empty()) return false;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+// SECS.FRACTION (any number of fraction digits) in ns.
+bool to_time(std::string_view s, Time& t) {
+  const auto dot = s.find('.');
+  int64_t secs = 0, frac = 0;
+  if (!to_int(s.substr(0, dot), secs)) return false;
+  if (dot != std::string_view::npos) {
+    std::string_view f = s.substr(dot + 1);
+    if (f.size() > 9 || !to_int(f, frac)) return false;
+    for (size_t i = f.size(); i < 9; ++i) frac *= 10;
+  }
+  t = secs * kNsPerSec + frac;
+  return true;
+}
+
+// The value of `key=` in a field list, up to the next known key (values such as comm may
+// hold spaces).
+class Fields {
+ public:
+  Fields(std::string_view text, std::initializer_list<std::string_view> keys) : text_(text) {
+    for (std::string_view k : keys) {
+      const size_t at = find_key(k);
+      if (at != std::string_view::npos) starts_.push_back({at, k});
+    }
+    std::sort(starts_.begin(), starts_.end());
+  }
+  bool has(std::string_view key) const {
+    return std::any_of(starts_.begin(), starts_.end(),
+                       [&](const auto& s) { return s.second == key; });
+  }
+  std::string_view get(std::string_view key) const {
+    for (size_t i = 0; i < starts_.size(); ++i) {
+      if (starts_[i].second != key) continue;
+      const size_t from = starts_[i].first + key.size() + 1;
+      size_t to = i + 1 < starts_.size() ? starts_[i + 1].first : text_.size();
+      std::string_view v = text_.substr(from, to - from);
+      if (const size_t arrow = v.find(" ==>"); arrow != std::string_view::npos)
+        v = v.substr(0, arrow);
+      return trim(v);
+    }
+    return {};
+  }
+
+ private:
+  size_t find_key(std::string_view key) const {
+    for (size_t at = text_.find(key); at != std::string_view::npos; at = text_.find(key, at + 1)) {
+      const bool starts = at == 0 || text_[at - 1] == ' ';
+      if (starts && at + key.size() < text_.size() && text_[at + key.size()] == '=') return at;
+    }
+    return std::string_view::npos;
+  }
+  std::string_view text_;
+  std::vector<std::pair<size_t, std::string_view>> starts_;
+};
+
+PrevState prev_state_of(std::string_view s) {
+  if (s.find('X') != std::string_view::npos || s.find('Z') != std::string_view::npos)
+    return PrevState::kExited;
+  if (s == "R" || s == "R+") return PrevState::kPreempted;
+  return PrevState::kBlocked;
+}
+
+class Parser {
+ public:
+  Parser(const std::string& file) : file_(file) {}
+
+  [[noreturn]] void fail(size_t line, const std::string& why) const {
+    throw InputError(file_, fmt::format("line {}", line), why);
+  }
+
+  void line(std::string_view text, size_t number) {
+    ++stats.lines;
+    text = trim(text);
+    if (text.empty()) return;
+    if (text.front() == '#') {
+      if (const size_t p = text.find("#P:"); p != std::string_view::npos) {
+        int64_t n = 0;
+        if (to_int(text.substr(p + 3), n)) header_cpus_ = static_cast<int>(n);
+      }
+      return;
+    }
+    if (text.rfind("CPU:", 0) == 0 && text.find("LOST") != std::string_view::npos) {
+      int64_t lost = 0;  // trace_pipe's "CPU:N [LOST M EVENTS]"
+      const size_t l = text.find("LOST ");
+      const std::string_view rest = text.substr(l + 5);
+      if (to_int(rest.substr(0, rest.find(' ')), lost))
+        stats.lost_events += static_cast<size_t>(lost);
+      return;
+    }
+    // COMM-PID [(TGID)] [CPU] [FLAGS] SECS.FRAC: EVENT: FIELDS
+    size_t open = text.find(" [");
+    while (open != std::string_view::npos) {
+      const size_t close = text.find(']', open);
+      int64_t cpu = 0;
+      if (close != std::string_view::npos && to_int(text.substr(open + 2, close - open - 2), cpu)) {
+        parse_after_cpu(text.substr(close + 1), static_cast<CpuId>(cpu), number,
+                        context_of(text.substr(0, open)));
+        return;
+      }
+      open = text.find(" [", open + 1);
+    }
+    ++stats.skipped_lines;
+  }
+
+  std::vector<Record> records;
+  FtraceStats stats;
+  int header_cpus_ = 0;
+
+ private:
+  // "COMM-PID" or "COMM-PID (TGID)" before the CPU column.
+  static Side context_of(std::string_view who) {
+    who = trim(who);
+    if (!who.empty() && who.back() == ')') {
+      const size_t paren = who.rfind('(');
+      if (paren != std::string_view::npos) who = trim(who.substr(0, paren));
+    }
+    Side s;
+    const size_t dash = who.rfind('-');
+    if (dash == std::string_view::npos || !to_int(who.substr(dash + 1), s.pid)) s.pid = -1;
+    s.comm = std::string(who.substr(0, dash == std::string_view::npos ? who.size() : dash));
+    return s;
+  }
+
+  void parse_after_cpu(std::string_view rest, CpuId cpu, size_t number, Side ctx) {
+    rest = trim(rest);
+    size_t colon = rest.find(": ");
+    if (colon == std::string_view::npos) {
+      ++stats.skipped_lines;
+      return;
+    }
+    std::string_view stamp = rest.substr(0, colon);
+    if (const size_t sp = stamp.rfind(' '); sp != std::string_view::npos)
+      stamp = stamp.substr(sp + 1);  // after the flags column
+    Time time = 0;
+    if (!to_time(stamp, time)) {
+      ++stats.skipped_lines;
+      return;
+    }
+    rest = rest.substr(colon + 2);
+    colon = rest.find(": ");
+    const std::string_view event = trim(rest.substr(0, colon));
+    const std::string_view fields = colon == std::string_view::npos ? "" : rest.substr(colon + 2);
+    Record r;
+    r.time = time;
+    r.cpu = cpu;
+    r.line = number;
+    r.ctx = std::move(ctx);
+    if (event == "sched_switch") {
+      r.kind = Kind::kSwitch;
+      switch_fields(fields, r);
+    } else if (event == "sched_wakeup" || event == "sched_wakeup_new") {
+      r.kind = event == "sched_wakeup" ? Kind::kWakeup : Kind::kWakeupNew;
+      wakeup_fields(fields, r);
+    } else if (event == "sched_migrate_task") {
+      r.kind = Kind::kMigrate;
+      const Fields f(fields, {"comm", "pid", "prio", "orig_cpu", "dest_cpu"});
+      task_side(f, "comm", "pid", "prio", r.a, event);
+      r.orig = cpu_field(f, "orig_cpu", event);
+      r.target = cpu_field(f, "dest_cpu", event);
+    } else if (event == "sched_process_fork") {
+      r.kind = Kind::kFork;
+      const Fields f(fields, {"comm", "pid", "child_comm", "child_pid"});
+      task_side(f, "comm", "pid", nullptr, r.a, event);
+      task_side(f, "child_comm", "child_pid", nullptr, r.b, event);
+    } else if (event == "sched_process_exit") {
+      r.kind = Kind::kExit;
+      const Fields f(fields, {"comm", "pid", "prio"});
+      task_side(f, "comm", "pid", "prio", r.a, event);
+    } else {
+      return;  // sched_waking, markers and other events
+    }
+    if (!error_.empty()) fail(number, error_);
+    ++stats.events;
+    records.push_back(std::move(r));
+  }
+
+  void task_side(const Fields& f, const char* comm, const char* pid, const char* prio, Side& s,
+                 std::string_view event) {
+    if (!f.has(pid) || !to_int(f.get(pid), s.pid)) {
+      error_ = fmt::format("{} without a valid {}=", event, pid);
+      return;
+    }
+    s.comm = std::string(f.get(comm));
+    int64_t p = 120;
+    if (prio && f.has(prio) && to_int(f.get(prio), p)) s.prio = static_cast<int>(p);
+  }
+
+  CpuId cpu_field(const Fields& f, const char* key, std::string_view event) {
+    int64_t c = 0;
+    if (!f.has(key) || !to_int(f.get(key), c) || c < 0 || c >= kMaxCpus) {
+      error_ = fmt::format("{} without a valid {}=", event, key);
+      return kNoCpu;
+    }
+    return static_cast<CpuId>(c);
+  }
+
+  // 2.6.28-2.6.30: "comm:pid [prio]".
+  bool old_side(std::string_view text, Side& s) {
+    text = trim(text);
+    const size_t bracket = text.rfind(" [");
+    const std::string_view who = bracket == std::string_view::npos ? text : text.substr(0, bracket);
+    const size_t colon = who.rfind(':');
+    if (colon == std::string_view::npos || !to_int(who.substr(colon + 1), s.pid)) return false;
+    s.comm = std::string(who.substr(0, colon));
+    int64_t p = 120;
+    if (bracket != std::string_view::npos) {
+      const size_t end = text.find(']', bracket);
+      if (end != std::string_view::npos && to_int(text.substr(bracket + 2, end - bracket - 2), p))
+        s.prio = static_cast<int>(p);
+    }
+    return true;
+  }
+
+  void switch_fields(std::string_view fields, Record& r) {
+    if (fields.rfind("task ", 0) == 0) {  // task a:1 [120] (S) ==> b:2 [120]
+      const size_t arrow = fields.find("==>");
+      const size_t paren = fields.rfind('(', arrow);
+      const size_t paren_end = fields.find(')', paren == std::string_view::npos ? 0 : paren);
+      if (arrow == std::string_view::npos || paren == std::string_view::npos ||
+          paren_end == std::string_view::npos || !old_side(fields.substr(5, paren - 5), r.a) ||
+          !old_side(fields.substr(arrow + 3), r.b)) {
+        error_ = "sched_switch in an unknown layout";
+        return;
+      }
+      r.prev_state = prev_state_of(fields.substr(paren + 1, paren_end - paren - 1));
+      return;
+    }
+    const Fields f(fields, {"prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm",
+                            "next_pid", "next_prio"});
+    task_side(f, "prev_comm", "prev_pid", "prev_prio", r.a, "sched_switch");
+    if (!error_.empty()) return;
+    task_side(f, "next_comm", "next_pid", "next_prio", r.b, "sched_switch");
+    if (!f.has("prev_state")) {
+      error_ = "sched_switch without prev_state=";
+      return;
+    }
+    r.prev_state = prev_state_of(f.get("prev_state"));
+  }
+
+  void wakeup_fields(std::string_view fields, Record& r) {
+    if (fields.rfind("task ", 0) == 0) {  // task a:1 [120] success=1
+      const size_t success = fields.find(" success=");
+      if (!old_side(fields.substr(5, success == std::string_view::npos ? std::string_view::npos
+                                                                       : success - 5),
+                    r.a))
+        error_ = "sched_wakeup in an unknown layout";
+      return;
+    }
+    const Fields f(fields, {"comm", "pid", "prio", "success", "target_cpu"});
+    task_side(f, "comm", "pid", "prio", r.a, "sched_wakeup");
+    if (error_.empty() && f.has("target_cpu"))
+      r.target = cpu_field(f, "target_cpu", "sched_wakeup");
+  }
+
+  std::string file_;
+  std::string error_;
+};
+
+struct TaskRow {
+  std::string comm;
+  int prio = 120;
+  Time created = 0;
+  TaskId parent = kNoTask;
+};
+
+}  // namespace
+
+FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& sink) {
+  Parser p(file);
+  std::string text;
+  size_t number = 0;
+  while (std::getline(in, text)) p.line(text, ++number);
+  std::vector<Record>& recs = p.records;
+  std::stable_sort(recs.begin(), recs.end(),
+                   [](const Record& x, const Record& y) { return x.time < y.time; });
+  FtraceStats stats = p.stats;
+  stats.switches = static_cast<size_t>(std::count_if(
+      recs.begin(), recs.end(), [](const Record& r) { return r.kind == Kind::kSwitch; }));
+  if (stats.switches == 0)
+    throw InputError(file, "", "no sched_switch events: not an ftrace text trace of sched events");
+  const Time t0 = recs.front().time;
+  stats.first_ns = t0;
+  stats.last_ns = recs.back().time;
+
+  // Tasks by pid, in order of first appearance (pid 0 is the idle task).
+  std::map<int64_t, TaskId> id_of;
+  std::vector<TaskRow> rows;
+  std::map<std::string, int> pids_per_comm;
+  auto task = [&](const Side& s, Time at, TaskId parent) -> TaskId {
+    if (s.pid <= 0) return kNoTask;
+    auto [it, fresh] = id_of.try_emplace(s.pid, static_cast<TaskId>(rows.size()));
+    if (fresh) {
+      rows.push_back({s.comm, s.prio, at, parent});
+      ++pids_per_comm[s.comm];
+    }
+    return it->second;
+  };
+  int cpus = p.header_cpus_;
+  for (const Record& r : recs) {
+    cpus = std::max(cpus, r.cpu + 1);
+    if (r.target != kNoCpu) cpus = std::max(cpus, r.target + 1);
+    const Time at = r.time - t0;
+    task(r.ctx, 0, kNoTask);
+    if (r.kind == Kind::kFork) {
+      const TaskId parent = task(r.a, 0, kNoTask);
+      task(r.b, at, parent);
+    } else {
+      task(r.a, 0, kNoTask);
+      if (r.kind == Kind::kSwitch) task(r.b, 0, kNoTask);
+    }
+  }
+  stats.cpus = cpus;
+
+  RunInfo info;
+  info.policy = "host";
+  info.cpus = cpus;
+  sink.begin(info);
+  std::vector<int64_t> pid_of(rows.size());
+  for (const auto& [pid, id] : id_of) pid_of[id] = pid;
+  for (TaskId id = 0; id < static_cast<TaskId>(rows.size()); ++id) {
+    const TaskRow& row = rows[id];
+    TaskInfo t;
+    t.id = id;
+    t.name = pids_per_comm[row.comm] > 1 ? fmt::format("{}:{}", row.comm, pid_of[id]) : row.comm;
+    t.parent = row.parent;
+    t.policy = row.prio < 0     ? SchedPolicy::kDeadline
+               : row.prio < 100 ? SchedPolicy::kFifo
+                                : SchedPolicy::kOther;
+    t.rt_priority = row.prio >= 0 && row.prio < 100 ? 99 - row.prio : 0;
+    t.nice = row.prio >= 100 ? row.prio - 120 : 0;
+    t.allowed = all_cpus(cpus);
+    t.created_ns = row.created;
+    sink.task_created(t);
+  }
+
+  // Each line names the task running on its CPU. The first line of a CPU says what ran
+  // there from the start; a task first seen being switched in was queued from the start;
+  // and when a line's running task is not the one the last switch left there, a switch
+  // was not recorded (lost events), so one is inferred at that line.
+  std::vector<char> task_seen(rows.size(), 0);
+  std::vector<TaskId> curr(static_cast<size_t>(cpus), kNoTask);
+  std::vector<char> cpu_seen(static_cast<size_t>(cpus), 0);
+  for (const Record& r : recs) {
+    const TaskId c = r.ctx.pid > 0 ? id_of[r.ctx.pid] : kNoTask;
+    if (!cpu_seen[r.cpu]) {
+      cpu_seen[r.cpu] = 1;
+      curr[r.cpu] = c;
+      if (c != kNoTask && !task_seen[c]) {
+        sink.event({0, EventType::kSwitch, 0, r.cpu, kNoTask, c, kStartState, 0});
+        task_seen[c] = 1;
+      }
+    }
+    if (r.kind == Kind::kSwitch && r.b.pid > 0) {
+      const TaskId b = id_of[r.b.pid];
+      if (!task_seen[b]) sink.event({0, EventType::kWakeup, 0, r.cpu, b, kNoTask, 0, 0});
+    }
+    for (const Side* s : {&r.ctx, &r.a, &r.b})
+      if (s->pid > 0) task_seen[id_of[s->pid]] = 1;
+  }
+  std::fill(cpu_seen.begin(), cpu_seen.end(), 0);
+
+  for (const Record& r : recs) {
+    const Time at = r.time - t0;
+    const TaskId a = r.a.pid > 0 ? id_of[r.a.pid] : kNoTask;
+    const TaskId b = r.b.pid > 0 ? id_of[r.b.pid] : kNoTask;
+    const TaskId running = r.ctx.pid > 0 ? id_of[r.ctx.pid] : kNoTask;
+    if (cpu_seen[r.cpu] && r.ctx.pid >= 0 && running != curr[r.cpu]) {
+      sink.event({at, EventType::kSwitch, static_cast<uint8_t>(PrevState::kBlocked), r.cpu,
+                  curr[r.cpu], running, 0, 0});
+      ++stats.inferred_switches;
+    }
+    cpu_seen[r.cpu] = 1;
+    curr[r.cpu] = running;
+    switch (r.kind) {
+      case Kind::kSwitch:
+        sink.event({at, EventType::kSwitch,
+                    static_cast<uint8_t>(a == kNoTask ? PrevState::kPreempted : r.prev_state),
+                    r.cpu, a, b, 0, 0});
+        curr[r.cpu] = b;
+        break;
+      case Kind::kWakeup:
+      case Kind::kWakeupNew:
+        if (a == kNoTask) break;
+        sink.event({at, r.kind == Kind::kWakeup ? EventType::kWakeup : EventType::kWakeupNew, 0,
+                    r.target != kNoCpu ? r.target : r.cpu, a, kNoTask, 0, 0});
+        break;
+      case Kind::kMigrate:
+        if (a != kNoTask) sink.event({at, EventType::kMigrate, 0, r.orig, a, kNoTask, r.target, 0});
+        break;
+      case Kind::kFork:
+        if (a != kNoTask && b != kNoTask) sink.event({at, EventType::kFork, 0, r.cpu, a, b, 0, 0});
+        break;
+      case Kind::kExit:
+        if (a != kNoTask) sink.event({at, EventType::kExit, 0, r.cpu, a, kNoTask, 0, 0});
+        break;
+    }
+  }
+  sink.end(stats.last_ns - t0);
+  return stats;
+}
+
+}  // namespace schedlab
