@@ -96,25 +96,6 @@ void set(const std::string& dir, const std::string& name, const std::string& val
                      fmt::format("cannot write '{}': {}", value, strerror(errno)));
 }
 
-// Installs SIGINT/SIGTERM/SIGHUP handlers for the recording and restores the old ones.
-class SignalGuard {
- public:
-  SignalGuard() {
-    g_signal = 0;
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &sa, &old_[i]);
-  }
-  ~SignalGuard() {
-    for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &old_[i], nullptr);
-  }
-
- private:
-  static constexpr std::array<int, 3> kSignals{SIGINT, SIGTERM, SIGHUP};
-  std::array<struct sigaction, 3> old_{};
-};
-
 // Copies trace_pipe to the output while the command runs, then drains it.
 class PipeReader {
  public:
@@ -157,6 +138,23 @@ class PipeReader {
 
 }  // namespace
 
+StopSignals::StopSignals() {
+  g_signal = 0;
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  const std::array<int, 3> signals{SIGINT, SIGTERM, SIGHUP};
+  old_.resize(signals.size());
+  for (size_t i = 0; i < signals.size(); ++i) sigaction(signals[i], &sa, &old_[i]);
+}
+
+StopSignals::~StopSignals() {
+  const std::array<int, 3> signals{SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < signals.size(); ++i) sigaction(signals[i], &old_[i], nullptr);
+}
+
+int StopSignals::caught() { return g_signal; }
+
 const std::vector<std::string>& recorded_sched_events() {
   static const std::vector<std::string> events = {
       "sched_switch",       "sched_wakeup",       "sched_wakeup_new",  "sched_waking",
@@ -192,30 +190,69 @@ std::vector<std::string> tracing_settings(const std::string& dir) {
   return out;
 }
 
-RecordResult record_command(const RecordOptions& o) {
-  if (o.command.empty())
-    throw InputError("", "record", "no command given (schedlab record -- CMD)");
+struct TraceSession::Impl {
+  std::string dir;
+  std::ofstream out;
+  std::unique_ptr<SavedSettings> saved;
+  std::unique_ptr<PipeReader> reader;
+  unsigned long long overruns = 0;
+  bool stopped = false;
+};
+
+TraceSession::TraceSession(const std::string& tracefs_dir, int buffer_kb,
+                           const std::string& out_path)
+    : impl_(std::make_unique<Impl>()) {
   if (geteuid() != 0)
     throw InputError("", "record", "recording the kernel's scheduler needs root (tracefs)");
   std::string why;
-  const std::string dir = find_tracefs(o.tracefs_dir, true, &why);
-  if (dir.empty()) throw InputError("", "record", why);
-  std::ofstream out(o.out, std::ios::binary);
-  if (!out) throw InputError(o.out, "", "cannot open for writing");
-  out << "# tracer: nop\n#\n# recorded by schedlab #P:" << sysconf(_SC_NPROCESSORS_ONLN) << "\n";
-
-  RecordResult result;
-  SignalGuard signals;
-  SavedSettings saved(dir);  // from here on, every exit path restores the settings
+  impl_->dir = find_tracefs(tracefs_dir, true, &why);
+  if (impl_->dir.empty()) throw InputError("", "record", why);
+  impl_->out.open(out_path, std::ios::binary);
+  if (!impl_->out) throw InputError(out_path, "", "cannot open for writing");
+  impl_->out << "# tracer: nop\n#\n# recorded by schedlab #P:" << sysconf(_SC_NPROCESSORS_ONLN)
+             << "\n";
+  const std::string& dir = impl_->dir;
+  impl_->saved = std::make_unique<SavedSettings>(dir);  // restored however we leave
   set(dir, "tracing_on", "0");
   set(dir, "current_tracer", "nop");
   set(dir, "trace_clock", "mono");
-  set(dir, "buffer_size_kb", std::to_string(o.buffer_kb));
+  set(dir, "buffer_size_kb", std::to_string(buffer_kb));
   set(dir, "trace", "");
-  for (const std::string& e : recorded_sched_events())
-    set(dir, "events/sched/" + e + "/enable", "1");
-  PipeReader reader(dir, out);
+  for (const std::string& e : recorded_sched_events()) set(dir, "events/sched/" + e + "/enable", "1");
+  impl_->reader = std::make_unique<PipeReader>(dir, impl_->out);
   set(dir, "tracing_on", "1");
+}
+
+void TraceSession::stop() {
+  if (impl_->stopped) return;
+  impl_->stopped = true;
+  write_file(impl_->dir + "/tracing_on", "0");
+  impl_->reader->stop();
+  impl_->out.flush();
+  for (long cpu = 0; cpu < sysconf(_SC_NPROCESSORS_ONLN); ++cpu) {
+    std::istringstream stats(read_file(fmt::format("{}/per_cpu/cpu{}/stats", impl_->dir, cpu)));
+    std::string key;
+    unsigned long long value = 0;
+    while (stats >> key)
+      if (key == "overrun:" && stats >> value) impl_->overruns += value;
+  }
+}
+
+TraceSession::~TraceSession() {
+  if (!impl_) return;
+  if (impl_->reader) stop();
+  impl_->reader.reset();
+  impl_->saved.reset();
+}
+
+size_t TraceSession::lines() const { return impl_->reader ? impl_->reader->lines() : 0; }
+unsigned long long TraceSession::overruns() const { return impl_->overruns; }
+
+RecordResult record_command(const RecordOptions& o) {
+  if (o.command.empty()) throw InputError("", "record", "no command given (schedlab record -- CMD)");
+  RecordResult result;
+  StopSignals signals;
+  TraceSession session(o.tracefs_dir, o.buffer_kb, o.out);
 
   const pid_t child = fork();
   if (child < 0) throw InputError("", "record", fmt::format("fork: {}", strerror(errno)));
@@ -250,17 +287,9 @@ RecordResult record_command(const RecordOptions& o) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   stop_group(SIGKILL);  // whatever the command left behind in its group
-  set(dir, "tracing_on", "0");
-  reader.stop();
-  result.lines = reader.lines();
-  for (long cpu = 0; cpu < sysconf(_SC_NPROCESSORS_ONLN); ++cpu) {
-    std::istringstream stats(read_file(fmt::format("{}/per_cpu/cpu{}/stats", dir, cpu)));
-    std::string key;
-    unsigned long long value = 0;
-    while (stats >> key) {
-      if (key == "overrun:" && stats >> value) result.overruns += value;
-    }
-  }
+  session.stop();
+  result.lines = session.lines();
+  result.overruns = session.overruns();
   result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
 }

@@ -4,6 +4,9 @@
 // (normal exit, error, time-out, Ctrl-C).
 #pragma once
 
+#include <signal.h>
+
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,37 @@ struct RecordResult {
 
 // The sched events enabled while recording.
 const std::vector<std::string>& recorded_sched_events();
+
+// While alive, SIGINT, SIGTERM and SIGHUP only set a flag (so a recording can stop its
+// workload and restore tracing); the previous handlers come back at destruction.
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  static int caught();  // the signal received, or 0
+
+ private:
+  std::vector<struct sigaction> old_;
+};
+
+// A recording: from construction (settings saved, sched events on, trace_pipe streamed to
+// `out`) to stop() or destruction (tracing off, the stream drained, settings restored).
+class TraceSession {
+ public:
+  TraceSession(const std::string& tracefs_dir, int buffer_kb, const std::string& out_path);
+  ~TraceSession();
+  TraceSession(const TraceSession&) = delete;
+  TraceSession& operator=(const TraceSession&) = delete;
+  void stop();  // tracing off and the stream drained; settings restored at destruction
+  size_t lines() const;
+  unsigned long long overruns() const;  // events the ring buffers dropped
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // Throws InputError when tracefs cannot be used (with the reason: not root, no tracefs,
 // a setting that cannot be written) or the command cannot be started.
