@@ -338,10 +338,11 @@ FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& s
   auto task = [&](const Side& s, Time at, TaskId parent) -> TaskId {
     if (s.pid <= 0) return kNoTask;
     auto [it, fresh] = id_of.try_emplace(s.pid, static_cast<TaskId>(rows.size()));
-    if (fresh) {
-      rows.push_back({s.comm, s.prio, at, parent});
-      ++pids_per_comm[s.comm];
-    }
+    if (fresh) rows.push_back({s.comm, s.prio, at, parent});
+    // The name a task ends with (a child is named after its parent until it execs); the
+    // "<...>" of an unknown comm never replaces a name.
+    TaskRow& row = rows[it->second];
+    if (!s.comm.empty() && s.comm != "<...>") row.comm = s.comm;
     return it->second;
   };
   int cpus = p.header_cpus_;
@@ -359,6 +360,7 @@ FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& s
     }
   }
   stats.cpus = cpus;
+  for (const TaskRow& row : rows) ++pids_per_comm[row.comm];
 
   RunInfo info;
   info.policy = "host";

@@ -6,8 +6,9 @@
 // sched_process_fork and sched_process_exit, in the key=value layout of 2.6.31 onwards
 // (prev_state R, R+, S, D, ..., `success=1` and zero-padded target_cpu of 2.6.3x) and the
 // `task comm:pid [prio] (state)` layout of 2.6.28-2.6.30; an optional flags column and a
-// `(tgid)` column. sched_waking and other events are skipped. Tasks are named by comm;
-// a comm used by more than one pid is suffixed `:pid`. Every line names the task running
+// `(tgid)` column. sched_waking and other events are skipped. Tasks are named by the
+// last comm seen (a child carries its parent's until it execs); a comm used by more than
+// one pid is suffixed `:pid`. Every line names the task running
 // on its CPU: that gives what ran before the first event, and a switch the trace lost is
 // inferred where a line shows another task running than the last switch left there.
 #pragma once

@@ -153,7 +153,9 @@ StopSignals::~StopSignals() {
   for (size_t i = 0; i < signals.size(); ++i) sigaction(signals[i], &old_[i], nullptr);
 }
 
-int StopSignals::caught() { return g_signal; }
+int StopSignals::caught() {
+  return g_signal;
+}
 
 const std::vector<std::string>& recorded_sched_events() {
   static const std::vector<std::string> events = {
@@ -218,7 +220,8 @@ TraceSession::TraceSession(const std::string& tracefs_dir, int buffer_kb,
   set(dir, "trace_clock", "mono");
   set(dir, "buffer_size_kb", std::to_string(buffer_kb));
   set(dir, "trace", "");
-  for (const std::string& e : recorded_sched_events()) set(dir, "events/sched/" + e + "/enable", "1");
+  for (const std::string& e : recorded_sched_events())
+    set(dir, "events/sched/" + e + "/enable", "1");
   impl_->reader = std::make_unique<PipeReader>(dir, impl_->out);
   set(dir, "tracing_on", "1");
 }
@@ -245,11 +248,16 @@ TraceSession::~TraceSession() {
   impl_->saved.reset();
 }
 
-size_t TraceSession::lines() const { return impl_->reader ? impl_->reader->lines() : 0; }
-unsigned long long TraceSession::overruns() const { return impl_->overruns; }
+size_t TraceSession::lines() const {
+  return impl_->reader ? impl_->reader->lines() : 0;
+}
+unsigned long long TraceSession::overruns() const {
+  return impl_->overruns;
+}
 
 RecordResult record_command(const RecordOptions& o) {
-  if (o.command.empty()) throw InputError("", "record", "no command given (schedlab record -- CMD)");
+  if (o.command.empty())
+    throw InputError("", "record", "no command given (schedlab record -- CMD)");
   RecordResult result;
   StopSignals signals;
   TraceSession session(o.tracefs_dir, o.buffer_kb, o.out);
