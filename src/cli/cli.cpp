@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "analysis/analyzer.h"
+#include "cli/host_commands.h"
 #include "experiment/reproduce.h"
 #include "experiment/results.h"
 #include "experiment/sweep.h"
@@ -323,6 +324,37 @@ int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
   record_cmd->add_option("--tracefs", record_opts.tracefs_dir,
                          "tracefs directory (default /sys/kernel/tracing)");
   record_cmd->add_option("command", record_opts.command, "the command, after --")->required();
+  CLI::App* host = app.add_subcommand("host", "run on this machine's kernel (root)");
+  HostRunArgs host_args;
+  CLI::App* host_run = host->add_subcommand(
+      "run", "run a scenario's programs for real while recording the kernel; report as `run`");
+  host->require_subcommand(1);
+  host_run->add_option("scenario", host_args.scenario, "scenario file")->required();
+  host_run->add_option("--set", host_args.sets, "override a scenario value: /json/pointer=value");
+  host_run
+      ->add_option("--duration", host_args.duration_s,
+                   "seconds before the run is stopped (default global.duration, else 10)")
+      ->check(CLI::PositiveNumber);
+  host_run->add_flag("--json", host_args.json, "print metrics as JSON");
+  host_run->add_option("--trace", host_args.trace, "write a Chrome/Perfetto trace JSON file");
+  host_run->add_option("--keep-trace", host_args.keep_trace, "keep the ftrace text in this file");
+  host_run->add_flag("--recalibrate", host_args.recalibrate, "measure the busy loop again");
+  host_run->add_option("--buffer-kb", host_args.buffer_kb, "per-CPU trace buffer (default 8192)")
+      ->check(CLI::Range(64, 1 << 22));
+  host_run->add_option("--tracefs", host_args.tracefs_dir, "tracefs directory");
+  HostRunArgs compare_args;
+  std::string compare_policy;
+  CLI::App* compare = app.add_subcommand(
+      "compare", "run a scenario on the host (recorded) and in the simulator, side by side (root)");
+  compare->add_option("scenario", compare_args.scenario, "scenario file")->required();
+  compare->add_option("--set", compare_args.sets, "override a scenario value: /json/pointer=value");
+  compare
+      ->add_option("--duration", compare_args.duration_s,
+                   "seconds (default global.duration, else 10)")
+      ->check(CLI::PositiveNumber);
+  compare->add_option("--policy", compare_policy,
+                      "simulated scheduler (default: the model of the running kernel)");
+  compare->add_flag("--recalibrate", compare_args.recalibrate, "measure the busy loop again");
   RunArgs analyze_args;
   CLI::App* analyze =
       app.add_subcommand("analyze", "metrics of a recorded ftrace text trace (as `run` prints)");
@@ -386,6 +418,8 @@ int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if (check->parsed()) return command_check(check_args, *check, out);
     if (policies->parsed()) return command_policies(out);
     if (analyze->parsed()) return command_analyze(analyze_args, out, err);
+    if (host_run->parsed()) return command_host_run(host_args, out, err);
+    if (compare->parsed()) return command_compare(compare_args, compare_policy, out, err);
     if (record_cmd->parsed()) {
       const RecordResult r = record_command(record_opts);
       out << fmt::format("recorded {} trace lines to {}; the command {} (status {})\n", r.lines,

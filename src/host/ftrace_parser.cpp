@@ -314,7 +314,8 @@ struct TaskRow {
 
 }  // namespace
 
-FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& sink) {
+FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& sink,
+                         const std::map<int64_t, KnownThread>& known) {
   Parser p(file);
   std::string text;
   size_t number = 0;
@@ -372,14 +373,18 @@ FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& s
     const TaskRow& row = rows[id];
     TaskInfo t;
     t.id = id;
-    t.name = pids_per_comm[row.comm] > 1 ? fmt::format("{}:{}", row.comm, pid_of[id]) : row.comm;
+    const auto named = known.find(pid_of[id]);
+    t.name = named != known.end()          ? named->second.name
+             : pids_per_comm[row.comm] > 1 ? fmt::format("{}:{}", row.comm, pid_of[id])
+                                           : row.comm;
     t.parent = row.parent;
     t.policy = row.prio < 0     ? SchedPolicy::kDeadline
                : row.prio < 100 ? SchedPolicy::kFifo
                                 : SchedPolicy::kOther;
     t.rt_priority = row.prio >= 0 && row.prio < 100 ? 99 - row.prio : 0;
     t.nice = row.prio >= 100 ? row.prio - 120 : 0;
-    t.allowed = all_cpus(cpus);
+    t.allowed = named != known.end() && named->second.allowed.any() ? named->second.allowed
+                                                                    : all_cpus(cpus);
     t.created_ns = row.created;
     sink.task_created(t);
   }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <istream>
+#include <map>
 #include <string>
 
 #include "events/event.h"
@@ -30,6 +31,14 @@ struct FtraceStats {
 // Reads the whole trace, then replays it into `sink` with times relative to the first
 // event. Throws InputError naming `file` and the line for a malformed sched event line,
 // and when the text holds no sched_switch at all.
-FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& sink);
+// A thread a run started itself: its task name and the CPUs it may use.
+struct KnownThread {
+  std::string name;
+  CpuMask allowed;
+};
+
+// `known` names the threads a run started itself, by kernel tid.
+FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& sink,
+                         const std::map<int64_t, KnownThread>& known = {});
 
 }  // namespace schedlab

@@ -9,8 +9,10 @@ static double ms(Time ns) {
 }
 
 std::string metrics_table(const Metrics& m) {
-  std::string out = fmt::format("policy {}  seed {}  cpus {}  simulated {:.3f} s\n\n", m.policy,
-                                m.seed, m.cpus, static_cast<double>(m.duration_ns) / 1e9);
+  const bool recorded = m.policy.rfind("host", 0) == 0;
+  std::string out =
+      fmt::format("policy {}  seed {}  cpus {}  {} {:.3f} s\n\n", m.policy, m.seed, m.cpus,
+                  recorded ? "recorded" : "simulated", static_cast<double>(m.duration_ns) / 1e9);
   out += fmt::format("{:<20} {:>5} {:>11} {:>11} {:>11} {:>7} {:>7} {:>6} {:>10} {:>10}\n", "task",
                      "tid", "cpu ms", "wait ms", "sleep ms", "vol", "invol", "migr", "lat p50 us",
                      "lat p99 us");

@@ -1,0 +1,643 @@
+#include "host/host_runner.h"
+
+#include <fmt/format.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "host/tracefs.h"
+#include "util/error.h"
+#include "util/rng.h"
+
+namespace schedlab {
+
+namespace {
+
+Time mono_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<Time>(ts.tv_sec) * kNsPerSec + ts.tv_nsec;
+}
+
+Time thread_cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<Time>(ts.tv_sec) * kNsPerSec + ts.tv_nsec;
+}
+
+void busy_loop(uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) asm volatile("" ::: "memory");
+}
+
+void on_wake_signal(int) {}  // only interrupts clock_nanosleep
+
+// sched_attr of sched_setattr(2), version 0 (48 bytes).
+struct SchedAttr {
+  uint32_t size;
+  uint32_t sched_policy;
+  uint64_t sched_flags;
+  int32_t sched_nice;
+  uint32_t sched_priority;
+  uint64_t sched_runtime, sched_deadline, sched_period;
+};
+
+uint32_t linux_policy(SchedPolicy p) {
+  switch (p) {
+    case SchedPolicy::kOther:
+      return 0;
+    case SchedPolicy::kFifo:
+      return 1;
+    case SchedPolicy::kRR:
+      return 2;
+    case SchedPolicy::kBatch:
+      return 3;
+    case SchedPolicy::kIdle:
+      return 5;
+    case SchedPolicy::kDeadline:
+      return 6;
+    case SchedPolicy::kIso:
+      return 4;  // the -ck kernels' number; mainline refuses it
+  }
+  return 0;
+}
+
+// The busy loop's speed on this machine, measured in thread CPU time (immune to
+// preemption), cached between runs.
+double calibrate(const HostRunOptions& o, std::string* note) {
+  std::filesystem::path dir = o.cache_dir;
+  if (dir.empty()) {
+    const char* xdg = getenv("XDG_CACHE_HOME");
+    const char* home = getenv("HOME");
+    dir = xdg && *xdg
+              ? std::filesystem::path(xdg) / "schedlab"
+              : std::filesystem::path(home && *home ? home : "/tmp") / ".cache" / "schedlab";
+  }
+  const std::filesystem::path file = dir / "calibration";
+  if (!o.recalibrate) {
+    std::ifstream in(file);
+    std::string key;
+    double value = 0;
+    if (in >> key >> value && key == "loops_per_us" && value > 0) {
+      *note = fmt::format("busy loop: {:.1f} loops/us (cached in {}; --recalibrate measures again)",
+                          value, file.string());
+      return value;
+    }
+  }
+  double best = 0;
+  for (int i = 0; i < 5; ++i) {
+    const uint64_t n = 20'000'000;
+    const Time t0 = thread_cpu_now();
+    busy_loop(n);
+    const Time t1 = thread_cpu_now();
+    best = std::max(best, static_cast<double>(n) / (static_cast<double>(t1 - t0) / 1000.0));
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::ofstream(file) << "loops_per_us " << best << "\n";
+  *note =
+      fmt::format("busy loop: {:.1f} loops/us (measured now, cached in {})", best, file.string());
+  return best;
+}
+
+struct Waitable {
+  std::mutex m;
+  std::condition_variable cv;
+};
+struct Barrier : Waitable {
+  int arrived = 0;
+  uint64_t generation = 0;
+};
+struct SuspendQueue : Waitable {
+  uint64_t generation = 0;
+};
+struct Counter : Waitable {
+  int64_t value = 0;
+};
+struct Semaphore : Waitable {
+  int64_t value = 0;
+  std::deque<std::pair<uint64_t, int64_t>> waiters;  // ticket, need: served in order
+  uint64_t next_ticket = 0;
+};
+struct SpinLock : Waitable {
+  std::atomic<int64_t> owner{-1};
+  std::deque<int64_t> blocked;  // waiters handed the lock in order
+};
+struct SharedTimer {
+  std::mutex m;
+  bool started = false;
+  Time next = 0;
+};
+
+struct Worker {
+  std::thread thread;
+  std::atomic<bool> done{false};
+};
+
+class Runner {
+ public:
+  Runner(const Scenario& s, double loops_per_us, HostRunResult& result)
+      : s_(s), w_(s.workload), loops_per_us_(loops_per_us), result_(result) {
+    mutexes_ = std::vector<std::timed_mutex>(w_.mutexes.size());
+    condvars_ = std::vector<std::condition_variable_any>(w_.condvars.size());
+    barriers_ = std::vector<Barrier>(w_.barriers.size());
+    suspends_ = std::vector<SuspendQueue>(w_.suspend_queues.size());
+    counters_ = std::vector<Counter>(w_.counters.size());
+    semaphores_ = std::vector<Semaphore>(w_.semaphores.size());
+    for (size_t i = 0; i < semaphores_.size() && i < w_.semaphore_initial.size(); ++i)
+      semaphores_[i].value = w_.semaphore_initial[i];
+    spinlocks_ = std::vector<SpinLock>(w_.spinlocks.size());
+    timers_ = std::vector<SharedTimer>(w_.timers.size());
+    fork_counts_ = std::vector<std::atomic<int>>(w_.tasks.size());
+  }
+
+  void start_static() {
+    for (size_t i = 0; i < w_.tasks.size(); ++i) {
+      const TaskSpec& spec = w_.tasks[i];
+      for (int k = 0; k < spec.instances; ++k)
+        start(static_cast<int>(i),
+              spec.instances > 1 ? fmt::format("{}-{}", spec.name, k) : spec.name);
+    }
+  }
+
+  bool all_done() {
+    std::lock_guard<std::mutex> g(workers_m_);
+    for (const Worker& wk : workers_)
+      if (!wk.done) return false;
+    return true;
+  }
+
+  // Tells every thread to stop, wakes it from whatever it waits on, and joins it.
+  void stop_all() {
+    stop_ = true;
+    for (;;) {
+      for (auto& cv : condvars_) cv.notify_all();
+      for (Waitable* wt : waitables()) {
+        std::lock_guard<std::mutex> g(wt->m);
+        wt->cv.notify_all();
+      }
+      bool done = true;
+      {
+        std::lock_guard<std::mutex> g(workers_m_);
+        for (Worker& wk : workers_)
+          if (!wk.done) {
+            done = false;
+            pthread_kill(wk.thread.native_handle(), SIGUSR2);
+          }
+      }
+      if (done) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::lock_guard<std::mutex> g(workers_m_);
+    for (Worker& wk : workers_)
+      if (wk.thread.joinable()) wk.thread.join();
+  }
+
+  std::exception_ptr error() {
+    std::lock_guard<std::mutex> g(error_m_);
+    return error_;
+  }
+
+ private:
+  struct Thread {
+    int spec = 0;
+    std::string name;
+    Time t_first = 0;
+    std::vector<std::pair<int32_t, Time>> unique_timers;
+    std::vector<char> buffer;
+    Rng rng{1};
+    int64_t id = 0;  // for spinlock ownership
+    std::optional<std::pair<std::vector<int>, SchedSettings>> applied;
+  };
+
+  std::vector<Waitable*> waitables() {
+    std::vector<Waitable*> v;
+    for (auto& x : barriers_) v.push_back(&x);
+    for (auto& x : suspends_) v.push_back(&x);
+    for (auto& x : counters_) v.push_back(&x);
+    for (auto& x : semaphores_) v.push_back(&x);
+    for (auto& x : spinlocks_) v.push_back(&x);
+    return v;
+  }
+
+  void fail(std::exception_ptr e) {
+    std::lock_guard<std::mutex> g(error_m_);
+    if (!error_) error_ = e;
+    stop_ = true;
+  }
+
+  void start(int spec, std::string name) {
+    std::lock_guard<std::mutex> g(workers_m_);
+    if (stop_) return;
+    Worker& wk = workers_.emplace_back();
+    const int64_t id = static_cast<int64_t>(workers_.size());
+    wk.thread = std::thread([this, spec, name, id, &wk] {
+      Thread t;
+      t.spec = spec;
+      t.name = name;
+      t.id = id;
+      t.rng = Rng(s_.seed * 1000003 + static_cast<uint64_t>(id));
+      try {
+        body(t);
+      } catch (...) {
+        fail(std::current_exception());
+      }
+      wk.done = true;
+    });
+  }
+
+  // Sleeps until an absolute CLOCK_MONOTONIC time; false when told to stop.
+  bool sleep_until(Time when) {
+    timespec ts{static_cast<time_t>(when / kNsPerSec), static_cast<long>(when % kNsPerSec)};
+    while (!stop_) {
+      if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == 0) return true;
+    }
+    return false;
+  }
+
+  // Fixed work: loops of the calibrated speed, checking for stop every 20 us of work.
+  bool run_work(Time ns) {
+    auto loops = static_cast<uint64_t>(static_cast<double>(ns) / 1000.0 * loops_per_us_);
+    const auto chunk = static_cast<uint64_t>(20 * loops_per_us_) + 1;
+    while (loops > 0 && !stop_) {
+      const uint64_t n = std::min(loops, chunk);
+      busy_loop(n);
+      loops -= n;
+    }
+    return !stop_;
+  }
+
+  bool run_until(Time end) {
+    while (mono_now() < end)
+      if (stop_) return false;
+    return true;
+  }
+
+  void apply(Thread& t, const std::vector<int>& cpus, const SchedSettings& s) {
+    if (t.applied && t.applied->first == cpus && t.applied->second.policy == s.policy &&
+        t.applied->second.nice == s.nice && t.applied->second.rt_priority == s.rt_priority)
+      return;
+    t.applied = std::make_pair(cpus, s);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpus.empty()) {
+      for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN); ++c) CPU_SET(static_cast<int>(c), &set);
+    } else {
+      for (int c : cpus) CPU_SET(c, &set);
+    }
+    const std::string key = fmt::format("tasks.{}", w_.tasks[t.spec].name);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+      throw InputError(s_.file, key + ".cpus",
+                       fmt::format("the host refused the affinity: {}", strerror(errno)));
+    SchedAttr attr{};
+    attr.size = sizeof attr;
+    attr.sched_policy = linux_policy(s.policy);
+    attr.sched_nice = s.nice;
+    attr.sched_priority = is_rt(s.policy) ? static_cast<uint32_t>(s.rt_priority) : 0;
+    if (s.policy == SchedPolicy::kDeadline) {
+      attr.sched_runtime = static_cast<uint64_t>(s.dl_runtime_ns);
+      attr.sched_deadline = static_cast<uint64_t>(s.dl_deadline_ns);
+      attr.sched_period = static_cast<uint64_t>(s.dl_period_ns);
+    }
+    if (syscall(SYS_sched_setattr, 0, &attr, 0) != 0)
+      throw InputError(s_.file, key + ".policy",
+                       fmt::format("the host refused {} for '{}': {}{}", policy_name(s.policy),
+                                   t.name, strerror(errno),
+                                   errno == EPERM   ? " (run as root or with CAP_SYS_NICE)"
+                                   : errno == EBUSY ? " (deadline admission control)"
+                                                    : ""));
+  }
+
+  void body(Thread& t) {
+    const TaskSpec& spec = w_.tasks[t.spec];
+    {
+      std::lock_guard<std::mutex> g(names_m_);
+      KnownThread& k = result_.threads[static_cast<int64_t>(gettid())];
+      k.name = t.name;
+      const auto& cpus =
+          spec.phases.empty() || !spec.phases[0].cpus ? spec.cpus : spec.phases[0].cpus;
+      if (cpus)
+        for (int c : *cpus) k.allowed.set(static_cast<size_t>(c));
+    }
+    pthread_setname_np(pthread_self(), t.name.substr(0, 15).c_str());
+    if (spec.delay_ns > 0 && !sleep_until(mono_now() + spec.delay_ns)) return;
+    t.t_first = mono_now();
+    for (int64_t iter = 0; spec.loop < 0 || iter < spec.loop; ++iter) {
+      for (size_t p = 0; p < spec.phases.size(); ++p) {
+        const Phase& phase = spec.phases[p];
+        for (int64_t pi = 0; pi < phase.loop; ++pi) {
+          const auto& cpus = phase.cpus ? phase.cpus : spec.cpus;
+          apply(t, cpus.value_or(std::vector<int>{}), phase.sched.value_or(spec.sched));
+          for (const Step& step : phase.steps)
+            if (stop_ || !execute(t, step)) return;
+        }
+      }
+    }
+  }
+
+  bool lock_mutex(int32_t m) {
+    while (!mutexes_[m].try_lock_for(std::chrono::milliseconds(50)))
+      if (stop_) return false;
+    return true;
+  }
+
+  bool execute(Thread& t, const Step& s) {
+    switch (s.op) {
+      case Op::kRun:
+        return run_work(s.duration_ns);
+      case Op::kRuntime:
+        return run_until(mono_now() + s.duration_ns);
+      case Op::kMem:
+      case Op::kIoRun: {
+        if (t.buffer.empty()) t.buffer.resize(1 << 20);
+        for (int64_t done = 0; done < s.amount && !stop_;) {
+          const int64_t n =
+              std::min<int64_t>(s.amount - done, static_cast<int64_t>(t.buffer.size()));
+          std::memset(t.buffer.data(), static_cast<int>(done & 0xff), static_cast<size_t>(n));
+          done += n;
+        }
+        return !stop_;
+      }
+      case Op::kSleep:
+        return sleep_until(mono_now() + s.duration_ns);
+      case Op::kTimer:
+        return timer(t, s);
+      case Op::kLock:
+        return lock_mutex(s.object);
+      case Op::kUnlock:
+        mutexes_[s.object].unlock();
+        return true;
+      case Op::kWait: {
+        std::unique_lock<std::timed_mutex> lock(mutexes_[s.mutex], std::adopt_lock);
+        condvars_[s.object].wait(lock);  // rt-app waits once, without a predicate
+        lock.release();
+        return !stop_;
+      }
+      case Op::kSignal:
+        condvars_[s.object].notify_one();
+        return true;
+      case Op::kBroadcast:
+        condvars_[s.object].notify_all();
+        return true;
+      case Op::kSync: {
+        condvars_[s.object].notify_one();
+        std::unique_lock<std::timed_mutex> lock(mutexes_[s.mutex], std::adopt_lock);
+        condvars_[s.object].wait(lock);
+        lock.release();
+        return !stop_;
+      }
+      case Op::kBarrier: {
+        Barrier& b = barriers_[s.object];
+        std::unique_lock<std::mutex> g(b.m);
+        if (b.arrived + 1 >= w_.barrier_users[s.object]) {
+          b.arrived = 0;
+          ++b.generation;
+          b.cv.notify_all();
+          return true;
+        }
+        ++b.arrived;
+        const uint64_t gen = b.generation;
+        b.cv.wait(g, [&] { return b.generation != gen || stop_; });
+        return !stop_;
+      }
+      case Op::kSuspend: {
+        SuspendQueue& q = suspends_[s.object];
+        std::unique_lock<std::mutex> g(q.m);
+        const uint64_t gen = q.generation;
+        q.cv.wait(g, [&] { return q.generation != gen || stop_; });
+        return !stop_;
+      }
+      case Op::kResume: {
+        SuspendQueue& q = suspends_[s.object];
+        std::lock_guard<std::mutex> g(q.m);
+        ++q.generation;  // only those waiting now see it: a resume with no waiter is lost
+        q.cv.notify_all();
+        return true;
+      }
+      case Op::kYield:
+        sched_yield();
+        return true;
+      case Op::kFork: {
+        const TaskSpec& target = w_.tasks[s.object];
+        const int k = target.instances + fork_counts_[s.object]++;
+        start(s.object, fmt::format("{}-{}", target.name, k));
+        return true;
+      }
+      case Op::kSpinLock:
+        return spin_lock(t, s);
+      case Op::kSpinUnlock: {
+        SpinLock& l = spinlocks_[s.object];
+        std::lock_guard<std::mutex> g(l.m);
+        if (!l.blocked.empty()) {  // hand it to the first blocked waiter
+          l.owner = l.blocked.front();
+          l.blocked.pop_front();
+          l.cv.notify_all();
+        } else {
+          l.owner = -1;
+        }
+        return true;
+      }
+      case Op::kAdvance: {
+        Counter& c = counters_[s.object];
+        std::lock_guard<std::mutex> g(c.m);
+        c.value += s.amount;
+        c.cv.notify_all();
+        return true;
+      }
+      case Op::kWaitProgress: {
+        Counter& c = counters_[s.object];
+        std::unique_lock<std::mutex> g(c.m);
+        c.cv.wait(g, [&] { return c.value >= s.amount || stop_; });
+        return !stop_;
+      }
+      case Op::kMark: {
+        const Time now = mono_now();
+        std::lock_guard<std::mutex> g(marks_m_);
+        HostMark& mk = result_.marks[w_.marks.names[s.object]];
+        mk.count += static_cast<uint64_t>(s.amount);
+        if (mk.first_ns < 0) mk.first_ns = now;
+        mk.last_ns = now;
+        return true;
+      }
+      case Op::kSemPost: {
+        Semaphore& sem = semaphores_[s.object];
+        std::lock_guard<std::mutex> g(sem.m);
+        sem.value += s.amount;
+        sem.cv.notify_all();
+        return true;
+      }
+      case Op::kSemWait: {
+        Semaphore& sem = semaphores_[s.object];
+        std::unique_lock<std::mutex> g(sem.m);
+        const uint64_t ticket = sem.next_ticket++;
+        sem.waiters.emplace_back(ticket, s.amount);
+        sem.cv.wait(g, [&] {
+          return stop_ || (sem.waiters.front().first == ticket && sem.value >= s.amount);
+        });
+        if (stop_) return false;
+        sem.waiters.pop_front();
+        sem.value -= s.amount;
+        sem.cv.notify_all();  // the next in line may be served too
+        return true;
+      }
+    }
+    return true;
+  }
+
+  // rt-app's timer: the next boundary of the period grid from t_first; relative mode
+  // restarts the grid after a miss.
+  bool timer(Thread& t, const Step& s) {
+    Time next = 0;
+    if (w_.timer_unique[s.object]) {
+      auto it = std::find_if(t.unique_timers.begin(), t.unique_timers.end(),
+                             [&](const auto& p) { return p.first == s.object; });
+      if (it == t.unique_timers.end()) it = t.unique_timers.insert(it, {s.object, t.t_first});
+      it->second += s.duration_ns;
+      next = it->second;
+      if (mono_now() >= next && !s.absolute) it->second = mono_now();
+    } else {
+      SharedTimer& st = timers_[s.object];
+      std::lock_guard<std::mutex> g(st.m);
+      if (!st.started) {
+        st.started = true;
+        st.next = t.t_first;
+      }
+      st.next += s.duration_ns;
+      next = st.next;
+      if (mono_now() >= next && !s.absolute) st.next = mono_now();
+    }
+    if (mono_now() < next) return sleep_until(next);
+    return true;
+  }
+
+  // A userland spinlock: spin for spin_ns, then yield rounds, then the fallback.
+  bool spin_lock(Thread& t, const Step& s) {
+    SpinLock& l = spinlocks_[s.object];
+    const SpinLockConfig& cfg = w_.spin_configs[static_cast<size_t>(s.amount)];
+    auto try_take = [&] {
+      int64_t free = -1;
+      return l.owner.compare_exchange_strong(free, t.id);
+    };
+    auto spin = [&] {
+      const Time end = mono_now() + cfg.spin_ns;
+      do {
+        if (try_take()) return true;
+      } while (mono_now() < end && !stop_);
+      return false;
+    };
+    if (spin()) return true;
+    for (int r = 0; r < cfg.yield_rounds && !stop_; ++r) {
+      sched_yield();
+      if (spin()) return true;
+    }
+    if (cfg.fallback == SpinFallback::kBlock) {
+      std::unique_lock<std::mutex> g(l.m);
+      if (try_take()) return true;
+      l.blocked.push_back(t.id);
+      l.cv.wait(g, [&] { return l.owner == t.id || stop_; });
+      return !stop_;
+    }
+    Time delay = cfg.sleep_min_ns;  // PostgreSQL s_lock's back-off
+    for (int sleeps = 0; !stop_; ++sleeps) {
+      if (sleeps >= cfg.max_sleeps)
+        throw WorkloadError(fmt::format("task {}: stuck spinlock '{}' after {} sleeps", t.name,
+                                        w_.spinlocks.names[s.object], sleeps));
+      if (!sleep_until(mono_now() + delay)) return false;
+      if (spin()) return true;
+      const double growth =
+          1.0 +
+          static_cast<double>(t.rng.below(static_cast<uint64_t>(cfg.growth_max_percent) + 1)) /
+              100.0;
+      delay = static_cast<Time>(static_cast<double>(delay) * growth);
+      if (delay > cfg.sleep_max_ns) delay = cfg.sleep_min_ns;
+    }
+    return false;
+  }
+
+  const Scenario& s_;
+  const Workload& w_;
+  double loops_per_us_;
+  HostRunResult& result_;
+  std::atomic<bool> stop_{false};
+  std::vector<std::timed_mutex> mutexes_;
+  std::vector<std::condition_variable_any> condvars_;
+  std::vector<Barrier> barriers_;
+  std::vector<SuspendQueue> suspends_;
+  std::vector<Counter> counters_;
+  std::vector<Semaphore> semaphores_;
+  std::vector<SpinLock> spinlocks_;
+  std::vector<SharedTimer> timers_;
+  std::vector<std::atomic<int>> fork_counts_;
+  std::mutex workers_m_, names_m_, marks_m_, error_m_;
+  std::deque<Worker> workers_;
+  std::exception_ptr error_;
+};
+
+// What the host cannot run at all, found before any thread starts.
+void check_runnable(const Scenario& s) {
+  for (const TaskSpec& t : s.workload.tasks) {
+    std::vector<SchedSettings> all{t.sched};
+    for (const Phase& p : t.phases)
+      if (p.sched) all.push_back(*p.sched);
+    for (const SchedSettings& st : all) {
+      const std::string key = fmt::format("tasks.{}.policy", t.name);
+      if (st.policy == SchedPolicy::kIso)
+        throw InputError(s.file, key, "SCHED_ISO exists only in -ck kernels; the host refuses it");
+      if ((is_rt(st.policy) || st.policy == SchedPolicy::kDeadline) && geteuid() != 0)
+        throw InputError(
+            s.file, key,
+            fmt::format("{} on the host needs root (CAP_SYS_NICE)", policy_name(st.policy)));
+    }
+  }
+}
+
+}  // namespace
+
+HostRunResult run_on_host(const Scenario& scenario, const HostRunOptions& options) {
+  check_runnable(scenario);
+  HostRunResult result;
+  result.loops_per_us = calibrate(options, &result.calibration_note);
+  struct sigaction sa {};
+  sa.sa_handler = on_wake_signal;  // no SA_RESTART: it interrupts clock_nanosleep
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old {};
+  sigaction(SIGUSR2, &sa, &old);
+  StopSignals signals;
+  Runner runner(scenario, result.loops_per_us, result);
+  result.start_ns = mono_now();
+  runner.start_static();
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (runner.all_done()) break;
+    if (runner.error()) break;
+    if (StopSignals::caught()) {
+      result.interrupted = true;
+      break;
+    }
+    if (mono_now() - result.start_ns >= options.duration_ns) {
+      result.timed_out = true;
+      break;
+    }
+  }
+  runner.stop_all();
+  result.end_ns = mono_now();
+  sigaction(SIGUSR2, &old, nullptr);
+  if (const std::exception_ptr e = runner.error()) std::rethrow_exception(e);
+  return result;
+}
+
+}  // namespace schedlab

@@ -1,0 +1,52 @@
+// Runs a scenario's workload programs for real, one thread per task instance, on the host
+// kernel: the same event vocabulary the simulator executes (src/workload/program.h),
+// with each task's policy, nice and affinity set through sched_setattr and
+// sched_setaffinity.
+//
+// - run: a busy loop of calibrated length (fixed work: preemption stretches it);
+//   runtime: busy until CLOCK_MONOTONIC has moved on; mem/iorun: writes to a buffer.
+// - sleep: clock_nanosleep; timer: absolute clock_nanosleep on the period grid, with
+//   rt-app's relative/absolute catch-up rule.
+// - mutexes, condvars (rt-app's unguarded pthread_cond_wait), barriers, suspend/resume,
+//   counting semaphores and progress counters: pthread mutexes and condition variables;
+//   spinlocks spin for real, then sched_yield, then sleep or block as configured.
+// - fork starts a new thread of the named task; marks are counted with their times.
+//
+// The run stops when every thread has exited, at the duration, or on Ctrl-C: the
+// threads are told to stop, woken from every wait, and joined.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "host/ftrace_parser.h"
+#include "scenario/scenario.h"
+
+namespace schedlab {
+
+struct HostRunOptions {
+  Time duration_ns = 10 * kNsPerSec;  // the bound of the run
+  bool recalibrate = false;
+  std::string cache_dir;  // empty: $XDG_CACHE_HOME/schedlab or ~/.cache/schedlab
+};
+
+struct HostMark {
+  uint64_t count = 0;
+  Time first_ns = -1, last_ns = -1;  // CLOCK_MONOTONIC
+};
+
+struct HostRunResult {
+  Time start_ns = 0, end_ns = 0;           // CLOCK_MONOTONIC
+  std::map<int64_t, KnownThread> threads;  // kernel tid -> task instance name, first mask
+  std::map<std::string, HostMark> marks;
+  double loops_per_us = 0;  // the busy-loop calibration used
+  std::string calibration_note;
+  bool interrupted = false, timed_out = false;
+};
+
+// Throws InputError for what the host cannot run (a policy it refuses without privilege,
+// a SCHED_ISO task) naming the task, and WorkloadError for a stuck spinlock.
+HostRunResult run_on_host(const Scenario& scenario, const HostRunOptions& options);
+
+}  // namespace schedlab
