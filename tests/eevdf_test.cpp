@@ -12,66 +12,7 @@
 namespace schedlab::test {
 namespace {
 
-struct OneCpu {
-  explicit OneCpu(const std::string& policy) : machine(make_machine(1)), ctx(machine) {
-    owned = make_policy(policy, {}, "test");
-    cfs = dynamic_cast<cfs::Cfs*>(owned.get());
-    cfs->attach(ctx);
-  }
-  Task& add(const std::string& name, Time custom_slice = 0, const Task* parent = nullptr,
-            int nice = 0) {
-    Task& t = tasks.emplace_back();
-    t.id = static_cast<TaskId>(tasks.size() - 1);
-    t.name = name;
-    t.allowed = all_cpus(1);
-    t.nr_cpus_allowed = 1;
-    t.runnable = true;
-    t.cpu = 0;
-    t.custom_slice_ns = custom_slice;
-    t.nice = nice;
-    cfs->task_new(t, parent);
-    cfs->enqueue(0, t, EnqueueKind::kNew);
-    t.queued = true;
-    return t;
-  }
-  Task* pick() {
-    Task* t = cfs->pick_next(0);
-    if (t) {
-      t->queued = false;
-      t->on_cpu = true;
-    }
-    ctx.set_curr(0, t);
-    ctx.pending.clear();
-    return t;
-  }
-  void run(Task& t, Time ns) {  // the engine charges the time, then ticks
-    t.sum_exec_ns += ns;
-    ctx.set_now(ctx.now() + ns);
-    cfs->task_tick(0, t);
-  }
-  void put_back(Task& t) {
-    cfs->put_prev(0, t);
-    t.on_cpu = false;
-    t.queued = true;
-    ctx.set_curr(0, nullptr);
-  }
-  void sleep(Task& t) {
-    cfs->dequeue(0, t, DequeueKind::kSleep);
-    t.runnable = false;
-    t.on_cpu = false;
-    ctx.set_curr(0, nullptr);
-  }
-  void wake(Task& t) {
-    t.runnable = true;
-    cfs->enqueue(0, t, EnqueueKind::kWakeup);
-    t.queued = true;
-  }
-  Machine machine;
-  FakeContext ctx;
-  std::unique_ptr<SchedClass> owned;
-  cfs::Cfs* cfs = nullptr;
-  std::deque<Task> tasks;
-};
+using OneCpu = HandDriven<cfs::Cfs>;
 
 // One CPU, base slice 0.75 ms. A and B start at V = 0 with half a slice (deadline
 // 375 us); A runs 1 ms (vruntime 1 ms, a new slice to 1.75 ms). B is picked (eligible,
@@ -82,23 +23,23 @@ TEST(Eevdf, AWakingTaskIsPlacedAtVMinusItsScaledLag) {
   OneCpu s("eevdf-6.6");
   Task& a = s.add("A");
   Task& b = s.add("B");
-  EXPECT_EQ(s.cfs->deadline_of(a.id), 375'000);
-  EXPECT_EQ(s.cfs->deadline_of(b.id), 375'000);
+  EXPECT_EQ(s.policy->deadline_of(a.id), 375'000);
+  EXPECT_EQ(s.policy->deadline_of(b.id), 375'000);
   ASSERT_EQ(s.pick(), &a);
   s.run(a, 1'000'000);
-  EXPECT_EQ(s.cfs->vruntime_of(a.id), 1'000'000);
-  EXPECT_EQ(s.cfs->deadline_of(a.id), 1'750'000);
+  EXPECT_EQ(s.policy->vruntime_of(a.id), 1'000'000);
+  EXPECT_EQ(s.policy->deadline_of(a.id), 1'750'000);
   EXPECT_TRUE(s.ctx.pending.count(0));  // slice used up with another task queued
   s.put_back(a);
   ASSERT_EQ(s.pick(), &b);
   s.sleep(b);
-  EXPECT_EQ(s.cfs->vlag_of(b.id), 500'000);
+  EXPECT_EQ(s.policy->vlag_of(b.id), 500'000);
   ASSERT_EQ(s.pick(), &a);
   s.wake(b);
-  EXPECT_EQ(s.cfs->vruntime_of(b.id), 0);
-  EXPECT_EQ(s.cfs->deadline_of(b.id), 750'000);
-  EXPECT_EQ(s.cfs->avg_vruntime_of(0), 500'000);
-  EXPECT_EQ(s.cfs->check_invariants(), "");
+  EXPECT_EQ(s.policy->vruntime_of(b.id), 0);
+  EXPECT_EQ(s.policy->deadline_of(b.id), 750'000);
+  EXPECT_EQ(s.policy->avg_vruntime_of(0), 500'000);
+  EXPECT_EQ(s.policy->check_invariants(), "");
 }
 
 // 6.12: A runs past its fair share (not eligible) and sleeps: DELAY_DEQUEUE keeps it
@@ -110,15 +51,15 @@ TEST(Eevdf, DelayDequeueKeepsAnIneligibleSleeperQueuedUntilPicked) {
   ASSERT_EQ(s.pick(), &a);
   s.run(a, 1'000'000);  // V = 0.5 ms < A's 1 ms: not eligible
   s.sleep(a);
-  EXPECT_TRUE(s.cfs->delayed(a.id));
-  EXPECT_EQ(s.cfs->nr_running_of(0), 2);
+  EXPECT_TRUE(s.policy->delayed(a.id));
+  EXPECT_EQ(s.policy->nr_running_of(0), 2);
   ASSERT_EQ(s.pick(), &b);  // B is eligible and earlier
   s.run(b, 2'000'000);      // B moves past A: A becomes the pick
   s.put_back(b);
   ASSERT_EQ(s.pick(), &b);  // the pick found delayed A, dequeued it for real, picked again
-  EXPECT_FALSE(s.cfs->delayed(a.id));
-  EXPECT_EQ(s.cfs->nr_running_of(0), 1);
-  EXPECT_EQ(s.cfs->check_invariants(), "");
+  EXPECT_FALSE(s.policy->delayed(a.id));
+  EXPECT_EQ(s.policy->nr_running_of(0), 1);
+  EXPECT_EQ(s.policy->check_invariants(), "");
   // 6.6 has no delayed dequeue: the sleeper leaves at once.
   OneCpu old("eevdf-6.6");
   Task& a6 = old.add("A");
@@ -126,8 +67,8 @@ TEST(Eevdf, DelayDequeueKeepsAnIneligibleSleeperQueuedUntilPicked) {
   ASSERT_EQ(old.pick(), &a6);
   old.run(a6, 1'000'000);
   old.sleep(a6);
-  EXPECT_FALSE(old.cfs->delayed(a6.id));
-  EXPECT_EQ(old.cfs->nr_running_of(0), 1);
+  EXPECT_FALSE(old.policy->delayed(a6.id));
+  EXPECT_EQ(old.policy->nr_running_of(0), 1);
 }
 
 TEST(Eevdf, NiceZeroAndNiceFiveShare1024To335) {
@@ -155,9 +96,9 @@ TEST(Eevdf, PreemptShortLetsAShorterSliceCutAProtectedSlice) {
     s.run(a, 100'000);
     s.ctx.pending.clear();
     Task& short_task = s.add("S", custom_slice, &a);
-    s.cfs->check_preempt(0, a, short_task, WakeInfo{WakeKind::kFork, 0, false, a.id});
-    EXPECT_EQ(s.cfs->vruntime_of(short_task.id), 100'000) << preset;
-    EXPECT_EQ(s.cfs->check_invariants(), "");
+    s.policy->check_preempt(0, a, short_task, WakeInfo{WakeKind::kFork, 0, false, a.id});
+    EXPECT_EQ(s.policy->vruntime_of(short_task.id), 100'000) << preset;
+    EXPECT_EQ(s.policy->check_invariants(), "");
     return s.ctx.pending.count(0) > 0;
   };
   EXPECT_TRUE(preempts("eevdf-6.12", 100'000));
@@ -223,15 +164,15 @@ TEST(Eevdf, LagsSumToZeroAfterAnySequence) {
               sleeping.erase(sleeping.begin() + static_cast<std::ptrdiff_t>(i));
             }
         }
-        ASSERT_EQ(s.cfs->check_invariants(), "") << preset << " seed " << seed;
-        const int64_t v = s.cfs->avg_vruntime_of(0);
+        ASSERT_EQ(s.policy->check_invariants(), "") << preset << " seed " << seed;
+        const int64_t v = s.policy->avg_vruntime_of(0);
         Int128 lag = 0;
         int64_t total = 0;
         for (const Task& t : s.tasks) {
-          const bool on_rq = t.queued || t.on_cpu || s.cfs->delayed(t.id);
+          const bool on_rq = t.queued || t.on_cpu || s.policy->delayed(t.id);
           if (!on_rq) continue;
           const int64_t w = t.nice == 0 ? 1024 : 335;
-          lag += static_cast<Int128>(v - s.cfs->vruntime_of(t.id)) * w;
+          lag += static_cast<Int128>(v - s.policy->vruntime_of(t.id)) * w;
           total += w;
         }
         ASSERT_TRUE(total == 0 || (lag <= 0 && lag > -static_cast<Int128>(total)))

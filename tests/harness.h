@@ -2,11 +2,14 @@
 // came out: the metrics, the events and the task names.
 #pragma once
 
+#include <deque>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "analysis/analyzer.h"
+#include "policy/registry.h"
 #include "policy/sched_class.h"
 #include "scenario/scenario.h"
 #include "sim/simulate.h"
@@ -57,6 +60,72 @@ class FakeContext final : public SchedContext {
 
  private:
   Rng rng_storage_{1};
+};
+
+// One CPU whose policy's hooks the test calls itself, playing the engine's part.
+template <typename Policy>
+struct HandDriven {
+  explicit HandDriven(const std::string& name) : machine(make_machine(1)), ctx(machine) {
+    owned = make_policy(name, {}, "test");
+    policy = dynamic_cast<Policy*>(owned.get());
+    policy->attach(ctx);
+  }
+  // A new task, queued (custom slice and nice as sched_setattr would set them).
+  Task& add(const std::string& name, Time custom_slice = 0, const Task* parent = nullptr,
+            int nice = 0) {
+    Task& t = tasks.emplace_back();
+    t.id = static_cast<TaskId>(tasks.size() - 1);
+    t.name = name;
+    t.allowed = all_cpus(1);
+    t.nr_cpus_allowed = 1;
+    t.runnable = true;
+    t.cpu = 0;
+    t.custom_slice_ns = custom_slice;
+    t.nice = nice;
+    policy->task_new(t, parent);
+    policy->enqueue(0, t, EnqueueKind::kNew);
+    t.queued = true;
+    return t;
+  }
+  Task* pick() {
+    Task* t = policy->pick_next(0);
+    if (t) {
+      t->queued = false;
+      t->on_cpu = true;
+    }
+    ctx.set_curr(0, t);
+    ctx.pending.clear();
+    return t;
+  }
+  void run(Task& t, Time ns) {  // the engine charges the time, then ticks
+    t.sum_exec_ns += ns;
+    ctx.set_now(ctx.now() + ns);
+    policy->task_tick(0, t);
+  }
+  void put_back(Task& t) {
+    policy->put_prev(0, t);
+    t.on_cpu = false;
+    t.queued = true;
+    ctx.set_curr(0, nullptr);
+  }
+  void sleep(Task& t) {
+    policy->dequeue(0, t, DequeueKind::kSleep);
+    t.runnable = false;
+    t.on_cpu = false;
+    ctx.set_curr(0, nullptr);
+  }
+  // A wake-up; `from_timer`: from interrupt context (no waking task).
+  void wake(Task& t, bool from_timer = false) {
+    t.runnable = true;
+    if (from_timer) policy->select_cpu(t, 0, WakeInfo{WakeKind::kWakeup, 0, false, kNoTask});
+    policy->enqueue(0, t, EnqueueKind::kWakeup);
+    t.queued = true;
+  }
+  Machine machine;
+  FakeContext ctx;
+  std::unique_ptr<SchedClass> owned;
+  Policy* policy = nullptr;
+  std::deque<Task> tasks;
 };
 
 }  // namespace schedlab::test

@@ -31,53 +31,13 @@ TEST(O1, NiceZeroAndNiceFiveShareInTheRatioOfTheirTimeslices) {
   EXPECT_EQ(r.task("b").cpu_time_ns, 3'000'000'000);
 }
 
-// The policy's hooks driven by hand on one CPU.
-struct OneCpu {
-  OneCpu() : machine(make_machine(1)), ctx(machine) {
-    owned = make_policy("o1", {}, "test");
-    o1 = dynamic_cast<o1::O1*>(owned.get());
-    o1->attach(ctx);
-  }
-  Task& add(const std::string& name) {
-    Task& t = tasks.emplace_back();
-    t.id = static_cast<TaskId>(tasks.size() - 1);
-    t.name = name;
-    t.allowed = all_cpus(1);
-    t.nr_cpus_allowed = 1;
-    t.runnable = true;
-    t.cpu = 0;
-    o1->task_new(t, nullptr);
-    o1->enqueue(0, t, EnqueueKind::kNew);
-    t.queued = true;
-    return t;
-  }
-  Task* pick() {
-    Task* t = o1->pick_next(0);
-    if (t) {
-      t->queued = false;
-      t->on_cpu = true;
-    }
-    ctx.set_curr(0, t);
-    ctx.pending.clear();
-    return t;
-  }
+struct OneCpu : HandDriven<o1::O1> {
+  OneCpu() : HandDriven("o1") {}
   // Runs the current task tick by tick until the policy asks to reschedule.
   void run_until_resched(Task& t) {
-    while (ctx.pending.empty()) {
-      ctx.set_now(ctx.now() + ctx.tick_ns());
-      t.sum_exec_ns += ctx.tick_ns();
-      o1->task_tick(0, t);
-    }
-    o1->put_prev(0, t);
-    t.on_cpu = false;
-    t.queued = true;
-    ctx.set_curr(0, nullptr);
+    while (ctx.pending.empty()) run(t, ctx.tick_ns());
+    put_back(t);
   }
-  Machine machine;
-  FakeContext ctx;
-  std::unique_ptr<SchedClass> owned;
-  o1::O1* o1 = nullptr;
-  std::deque<Task> tasks;
 };
 
 // A sleeps 900 ms: sleep_avg jumps to the 799 ms ceiling, not to the 1 s maximum, and
@@ -89,31 +49,27 @@ TEST(O1, AnInteractiveSleeperKeepsItsBonusAndStaysActiveWhileAHogExpires) {
   OneCpu s;
   Task& a = s.add("A");
   Task& h = s.add("H");
-  EXPECT_EQ(s.o1->prio_of(a.id), 125);  // no sleep yet: bonus -5
+  EXPECT_EQ(s.policy->prio_of(a.id), 125);  // no sleep yet: bonus -5
   ASSERT_EQ(s.pick(), &a);
-  s.o1->dequeue(0, a, DequeueKind::kSleep);
-  a.runnable = a.on_cpu = false;
+  s.sleep(a);
   ASSERT_EQ(s.pick(), &h);
   s.run_until_resched(h);
   EXPECT_EQ(s.ctx.now(), 100'000'000);
-  EXPECT_TRUE(s.o1->expired(h.id));
+  EXPECT_TRUE(s.policy->expired(h.id));
   s.ctx.set_now(900'000'000);
-  a.runnable = true;
-  s.o1->select_cpu(a, 0, WakeInfo{WakeKind::kWakeup, 0, false, kNoTask});  // a timer
-  s.o1->enqueue(0, a, EnqueueKind::kWakeup);
-  a.queued = true;
-  EXPECT_EQ(s.o1->sleep_avg_of(a.id), 799'000'000);
-  EXPECT_EQ(s.o1->prio_of(a.id), 118);
+  s.wake(a, /*from_timer=*/true);
+  EXPECT_EQ(s.policy->sleep_avg_of(a.id), 799'000'000);
+  EXPECT_EQ(s.policy->prio_of(a.id), 118);
   ASSERT_EQ(s.pick(), &a);
   for (int round = 0; round < 6; ++round) {  // requeues at 40, ends at 100 ms, ...
     s.run_until_resched(a);
-    ASSERT_FALSE(s.o1->expired(a.id)) << "round " << round;
+    ASSERT_FALSE(s.policy->expired(a.id)) << "round " << round;
     ASSERT_EQ(s.pick(), &a) << "round " << round;
   }
   EXPECT_EQ(s.ctx.now(), 1'200'000'000);
-  EXPECT_EQ(s.o1->prio_of(a.id), 118);
-  EXPECT_TRUE(s.o1->expired(h.id));
-  EXPECT_EQ(s.o1->check_invariants(), "");
+  EXPECT_EQ(s.policy->prio_of(a.id), 118);
+  EXPECT_TRUE(s.policy->expired(h.id));
+  EXPECT_EQ(s.policy->check_invariants(), "");
 }
 
 // Two interactive tasks hand the CPU to each other through semaphores, so one is always

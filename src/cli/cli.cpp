@@ -77,24 +77,31 @@ std::unique_ptr<std::ofstream> open_output(const std::string& path) {
   return out;
 }
 
+// The --trace and --events writers a command was asked for, added to `sinks`.
+struct OptionalWriters {
+  OptionalWriters(const RunArgs& a, SinkList& sinks) {
+    if (!a.trace.empty()) {
+      trace_file = open_output(a.trace);
+      trace = std::make_unique<PerfettoTraceWriter>(*trace_file);
+      sinks.add(trace.get());
+    }
+    if (!a.events.empty()) {
+      events_file = open_output(a.events);
+      events = std::make_unique<EventsCsvWriter>(*events_file);
+      sinks.add(events.get());
+    }
+  }
+  std::unique_ptr<std::ofstream> trace_file, events_file;
+  std::unique_ptr<PerfettoTraceWriter> trace;
+  std::unique_ptr<EventsCsvWriter> events;
+};
+
 int command_run(const RunArgs& a, const CLI::App& cmd, std::ostream& out, std::ostream& err) {
   const Scenario scenario = load_scenario(a.scenario, overrides_of(a, cmd));
   Analyzer analyzer;
   SinkList sinks;
   sinks.add(&analyzer);
-  std::unique_ptr<std::ofstream> trace_file, events_file;
-  std::unique_ptr<PerfettoTraceWriter> trace;
-  std::unique_ptr<EventsCsvWriter> events;
-  if (!a.trace.empty()) {
-    trace_file = open_output(a.trace);
-    trace = std::make_unique<PerfettoTraceWriter>(*trace_file);
-    sinks.add(trace.get());
-  }
-  if (!a.events.empty()) {
-    events_file = open_output(a.events);
-    events = std::make_unique<EventsCsvWriter>(*events_file);
-    sinks.add(events.get());
-  }
+  const OptionalWriters writers(a, sinks);
   std::vector<std::string> notes;
   SimulationOptions options;
   options.check_invariants = a.check_invariants;
@@ -111,19 +118,7 @@ int command_analyze(const RunArgs& a, std::ostream& out, std::ostream& err) {
   Analyzer analyzer;
   SinkList sinks;
   sinks.add(&analyzer);
-  std::unique_ptr<std::ofstream> trace_file, events_file;
-  std::unique_ptr<PerfettoTraceWriter> trace;
-  std::unique_ptr<EventsCsvWriter> events;
-  if (!a.trace.empty()) {
-    trace_file = open_output(a.trace);
-    trace = std::make_unique<PerfettoTraceWriter>(*trace_file);
-    sinks.add(trace.get());
-  }
-  if (!a.events.empty()) {
-    events_file = open_output(a.events);
-    events = std::make_unique<EventsCsvWriter>(*events_file);
-    sinks.add(events.get());
-  }
+  const OptionalWriters writers(a, sinks);
   const FtraceStats stats = parse_ftrace(in, a.scenario, sinks);
   if (stats.lost_events)
     err << fmt::format(

@@ -225,6 +225,11 @@ class Cfs final : public SchedClass {
   int64_t calc_delta_fair_66(int64_t delta, const LoadWeight& lw) const;
   void avg_vruntime_add(RunQueue& rq, const Entity& e);
   void avg_vruntime_sub(RunQueue& rq, const Entity& e);
+  struct VruntimeSums {
+    Int128 sum;
+    int64_t load;
+  };
+  VruntimeSums vruntime_sums(const RunQueue& rq) const;
   int64_t avg_vruntime(const RunQueue& rq) const;
   bool entity_eligible(const RunQueue& rq, const Entity& e) const;
   void update_min_vruntime_66(RunQueue& rq);

@@ -46,16 +46,22 @@ void Cfs::avg_vruntime_sub(RunQueue& rq, const Entity& e) {
   rq.avg_load -= e.load.weight;
 }
 
+// The weighted sum of (vruntime - min_vruntime) and the total weight, the current task
+// included: V = min_vruntime + sum / weight.
+Cfs::VruntimeSums Cfs::vruntime_sums(const RunQueue& rq) const {
+  VruntimeSums s{rq.avg_vruntime, rq.avg_load};
+  if (rq.curr != kNoTask && se_[rq.curr].on_rq) {
+    const Entity& c = se_[rq.curr];
+    s.sum += static_cast<Int128>(c.vruntime - rq.min_vruntime) * c.load.weight;
+    s.load += c.load.weight;
+  }
+  return s;
+}
+
 // avg_vruntime(): V, the weighted mean of the queued vruntimes with the current task's,
 // rounded towards minus infinity.
 int64_t Cfs::avg_vruntime(const RunQueue& rq) const {
-  Int128 avg = rq.avg_vruntime;
-  int64_t load = rq.avg_load;
-  if (rq.curr != kNoTask && se_[rq.curr].on_rq) {
-    const Entity& c = se_[rq.curr];
-    avg += static_cast<Int128>(c.vruntime - rq.min_vruntime) * c.load.weight;
-    load += c.load.weight;
-  }
+  auto [avg, load] = vruntime_sums(rq);
   if (load) {
     if (avg < 0) avg -= load - 1;
     avg /= load;
@@ -65,13 +71,7 @@ int64_t Cfs::avg_vruntime(const RunQueue& rq) const {
 
 // entity_eligible(): V >= vruntime, without dividing.
 bool Cfs::entity_eligible(const RunQueue& rq, const Entity& e) const {
-  Int128 avg = rq.avg_vruntime;
-  int64_t load = rq.avg_load;
-  if (rq.curr != kNoTask && se_[rq.curr].on_rq) {
-    const Entity& c = se_[rq.curr];
-    avg += static_cast<Int128>(c.vruntime - rq.min_vruntime) * c.load.weight;
-    load += c.load.weight;
-  }
+  const auto [avg, load] = vruntime_sums(rq);
   return avg >= static_cast<Int128>(e.vruntime - rq.min_vruntime) * load;
 }
 
@@ -153,12 +153,7 @@ TaskId Cfs::pick_eevdf(const RunQueue& rq, TaskId curr) const {
   if (curr != kNoTask && (!se_[curr].on_rq || !entity_eligible(rq, se_[curr]))) curr = kNoTask;
   if (cfg_.feat.run_to_parity && curr != kNoTask && protect_slice(se_[curr])) return curr;
   // entity_eligible() for each, with the sums taken once.
-  Int128 avg = rq.avg_vruntime;
-  int64_t load = rq.avg_load;
-  if (rq.curr != kNoTask && se_[rq.curr].on_rq) {
-    avg += static_cast<Int128>(se_[rq.curr].vruntime - rq.min_vruntime) * se_[rq.curr].load.weight;
-    load += se_[rq.curr].load.weight;
-  }
+  const auto [avg, load] = vruntime_sums(rq);
   TaskId best = kNoTask;
   rq.timeline.for_each([&](TaskId id) {
     if (id == curr) return;
