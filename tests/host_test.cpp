@@ -17,6 +17,7 @@
 #include "analysis/analyzer.h"
 #include "cli/cli.h"
 #include "host/ftrace_parser.h"
+#include "host/host_bench.h"
 #include "host/tracefs.h"
 #include "util/error.h"
 
@@ -119,6 +120,56 @@ TEST(Ftrace, ARecordedTraceCountsEverySwitchLine) {
   const double a = static_cast<double>(task(m, "sh:19753").cpu_time_ns);
   EXPECT_GT(a, 200e6);
   EXPECT_EQ(m.cpus, 2);
+}
+
+TEST(HostBench, EachProgramsFigureIsParsed) {
+  EXPECT_DOUBLE_EQ(parse_bench_output("x264",
+                                      "x264 [info]: profile Constrained Baseline\n"
+                                      "encoded 100 frames, 123.45 fps, 6789.10 kb/s\n"),
+                   123.45);
+  EXPECT_DOUBLE_EQ(parse_bench_output("tbench",
+                                      "   1  Flush ...\nThroughput 702.771 MB/sec  2 "
+                                      "clients  2 procs  max_latency=7.972 ms\n"),
+                   702.771);
+  EXPECT_DOUBLE_EQ(
+      parse_bench_output("hackbench", "Each sender will pass 10 messages\nTime: 0.006\n"), 0.006);
+  EXPECT_THROW(parse_bench_output("x264", "x264 [error]: could not open input file\n"), InputError);
+}
+
+TEST(HostBench, PolicyNiceAndAffinityWrapTheCommand) {
+  HostBenchOptions o;
+  o.program = "hackbench";
+  o.policy = "SCHED_BATCH";
+  o.nice = 5;
+  o.cpus = "0,1";
+  o.loops = 7;
+  EXPECT_EQ(bench_command(o, 3, ""),
+            (std::vector<std::string>{"taskset", "-c", "0,1", "chrt", "--batch", "0", "nice", "-n",
+                                      "5", "hackbench", "-g", "3", "-T", "-l", "7"}));
+  o.program = "x264";
+  o.policy = "SCHED_OTHER";
+  o.nice = 0;
+  o.cpus = "";
+  EXPECT_EQ(bench_command(o, 4, "clip.yuv"),
+            (std::vector<std::string>{"x264", "--preset", "ultrafast", "--threads", "4",
+                                      "--input-res", "704x576", "--fps", "25", "--frames", "100",
+                                      "-o", "/dev/null", "clip.yuv"}));
+  o.policy = "SCHED_ISO";
+  EXPECT_THROW(bench_command(o, 1, ""), InputError);
+}
+
+// The real hackbench (rt-tests): one run per group count, each a positive time.
+TEST(HostBench, RunsTheRealHackbench) {
+  if (access("/usr/bin/hackbench", X_OK) != 0) GTEST_SKIP() << "rt-tests is not installed";
+  HostBenchOptions o;
+  o.program = "hackbench";
+  o.counts = {1, 2};
+  o.repeat = 1;
+  o.loops = 20;
+  const std::vector<BenchRun> runs = host_bench(o);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].count, 2);
+  for (const BenchRun& r : runs) EXPECT_GT(r.value, 0);
 }
 
 bool tracefs_usable() {

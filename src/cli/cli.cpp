@@ -14,6 +14,7 @@
 #include "experiment/results.h"
 #include "experiment/sweep.h"
 #include "host/ftrace_parser.h"
+#include "host/host_bench.h"
 #include "host/tracefs.h"
 #include "policy/registry.h"
 #include "report/events_csv.h"
@@ -350,6 +351,41 @@ int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
   compare->add_option("--policy", compare_policy,
                       "simulated scheduler (default: the model of the running kernel)");
   compare->add_flag("--recalibrate", compare_args.recalibrate, "measure the busy loop again");
+  HostBenchOptions bench_opts;
+  HostBenchArgs bench_args;
+  CLI::App* host_bench_cmd = host->add_subcommand(
+      "bench", "run x264, tbench, hackbench or rt-app for real over counts and repeats");
+  host_bench_cmd->add_option("program", bench_opts.program, "x264, tbench, hackbench or rtapp")
+      ->required();
+  host_bench_cmd->add_option(
+      "--counts", bench_args.counts,
+      "threads (x264), clients (tbench) or groups (hackbench): lo..hi or a,b,c");
+  host_bench_cmd->add_option("--repeat", bench_opts.repeat, "runs per count (default 3)")
+      ->check(CLI::Range(1, 100));
+  host_bench_cmd->add_option(
+      "--policy", bench_opts.policy,
+      "SCHED_OTHER (default), SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR");
+  host_bench_cmd->add_option("--priority", bench_opts.rt_priority,
+                             "for SCHED_FIFO/RR (default 10)");
+  host_bench_cmd->add_option("--nice", bench_opts.nice, "nice value")->check(CLI::Range(-20, 19));
+  host_bench_cmd->add_option("--cpus", bench_opts.cpus, "taskset CPU list");
+  host_bench_cmd->add_option("--preset", bench_opts.preset, "x264 preset (default ultrafast)");
+  host_bench_cmd->add_option("--frames", bench_opts.frames, "x264 frames (default 100)")
+      ->check(CLI::Range(1, 100000));
+  host_bench_cmd->add_option("--width", bench_opts.width, "x264 clip width (default 704)")
+      ->check(CLI::Range(16, 8192));
+  host_bench_cmd->add_option("--height", bench_opts.height, "x264 clip height (default 576)")
+      ->check(CLI::Range(16, 8192));
+  host_bench_cmd->add_option("--seconds", bench_opts.seconds, "tbench run time (default 10)")
+      ->check(CLI::PositiveNumber);
+  host_bench_cmd->add_option("--loops", bench_opts.loops, "hackbench loops (default 100)")
+      ->check(CLI::Range(1, 1000000));
+  host_bench_cmd->add_flag("--processes", bench_opts.processes, "hackbench with processes");
+  host_bench_cmd->add_option("--file", bench_opts.file, "rt-app JSON file (rtapp)");
+  host_bench_cmd->add_option("--timeout", bench_opts.timeout_s, "seconds per run (default 600)")
+      ->check(CLI::PositiveNumber);
+  host_bench_cmd->add_option("--out", bench_args.out, "results CSV");
+  host_bench_cmd->add_option("--plot", bench_args.plot, "SVG plot");
   RunArgs analyze_args;
   CLI::App* analyze =
       app.add_subcommand("analyze", "metrics of a recorded ftrace text trace (as `run` prints)");
@@ -414,6 +450,7 @@ int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if (policies->parsed()) return command_policies(out);
     if (analyze->parsed()) return command_analyze(analyze_args, out, err);
     if (host_run->parsed()) return command_host_run(host_args, out, err);
+    if (host_bench_cmd->parsed()) return command_host_bench(bench_opts, bench_args, out, err);
     if (compare->parsed()) return command_compare(compare_args, compare_policy, out, err);
     if (record_cmd->parsed()) {
       const RecordResult r = record_command(record_opts);

@@ -9,12 +9,15 @@
 #include <set>
 
 #include "analysis/analyzer.h"
+#include "experiment/results.h"
 #include "host/ftrace_parser.h"
+#include "host/host_bench.h"
 #include "host/host_machine.h"
 #include "host/host_runner.h"
 #include "host/tracefs.h"
 #include "report/json_report.h"
 #include "report/perfetto_trace.h"
+#include "report/svg_plot.h"
 #include "report/table_report.h"
 #include "sim/simulate.h"
 #include "util/error.h"
@@ -158,6 +161,70 @@ int command_compare(const HostRunArgs& a, const std::string& policy, std::ostrea
   row("run", "duration s", real_s, sim_s);
   row("run", "migrations", static_cast<double>(real.migrations),
       static_cast<double>(sim.migrations));
+  return 0;
+}
+
+// "1..8", "1,2,4" or "4".
+std::vector<int> parse_counts(const std::string& text) {
+  std::vector<int> counts;
+  try {
+    const auto dots = text.find("..");
+    if (dots != std::string::npos) {
+      const int lo = std::stoi(text.substr(0, dots)), hi = std::stoi(text.substr(dots + 2));
+      for (int i = lo; i <= hi; ++i) counts.push_back(i);
+    } else {
+      for (size_t start = 0; start < text.size();) {
+        const size_t comma = text.find(',', start);
+        counts.push_back(std::stoi(text.substr(start, comma - start)));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    }
+  } catch (const std::exception&) {
+    counts.clear();
+  }
+  if (counts.empty() || *std::min_element(counts.begin(), counts.end()) < 1)
+    throw InputError("", "--counts " + text, "expected lo..hi or a,b,c of positive integers");
+  return counts;
+}
+
+int command_host_bench(const HostBenchOptions& options, const HostBenchArgs& a, std::ostream& out,
+                       std::ostream& err) {
+  HostBenchOptions o = options;
+  o.counts = parse_counts(a.counts);
+  const std::string axis = o.program == "x264"     ? "threads"
+                           : o.program == "tbench" ? "clients"
+                                                   : "groups";
+  const std::string metric = bench_unit(o.program);
+  const std::string label = fmt::format("{} {}{}", host_kernel_release(), o.policy,
+                                        o.nice ? fmt::format(" nice {}", o.nice) : "");
+  ResultTable table;
+  table.columns = {"policy", axis, "repeat", metric};
+  const size_t total = o.counts.size() * static_cast<size_t>(o.repeat);
+  host_bench(o, [&](const BenchRun& r) {
+    table.rows.push_back(
+        {label, std::to_string(r.count), std::to_string(r.repeat), fmt::format("{:.6g}", r.value)});
+    const bool tty = isatty(STDERR_FILENO);
+    err << fmt::format("{}{} {}={} repeat {}: {:.4g} {}  ({}/{})", tty ? "\r" : "", o.program, axis,
+                       r.count, r.repeat + 1, r.value, metric, table.rows.size(), total)
+        << (!tty || table.rows.size() == total ? "\n" : "") << std::flush;
+  });
+  if (!a.out.empty()) {
+    std::ofstream f(a.out);
+    if (!f) throw InputError(a.out, "", "cannot open for writing");
+    f << results_csv(table);
+  }
+  const Aggregate agg = aggregate_results(table, {axis}, metric);
+  out << fmt::format("{} on this machine, {} (median [min-max] of {})\n", o.program, metric,
+                     o.repeat)
+      << format_aggregate_table(agg);
+  if (!a.plot.empty()) {
+    std::ofstream f(a.plot);
+    if (!f) throw InputError(a.plot, "", "cannot open for writing");
+    PlotOptions po;
+    po.title = fmt::format("{} on {}", o.program, host_kernel_release());
+    f << svg_plot(agg, po);
+  }
   return 0;
 }
 

@@ -19,6 +19,14 @@ struct HostRunArgs {
 
 int command_host_run(const HostRunArgs& a, std::ostream& out, std::ostream& err);
 
+struct HostBenchOptions;
+struct HostBenchArgs {
+  std::string counts = "1..8", out, plot;
+};
+// `schedlab host bench`: the real program over counts and repeats, tabulated like a sweep.
+int command_host_bench(const HostBenchOptions& o, const HostBenchArgs& a, std::ostream& out,
+                       std::ostream& err);
+
 // `schedlab compare`: the same scenario on the host (recorded) and simulated with the
 // model of the running kernel on this machine's topology, metric by metric.
 int command_compare(const HostRunArgs& a, const std::string& policy, std::ostream& out,
