@@ -167,6 +167,32 @@ TEST(Bfs, ATaskFromAnotherDieIsPickedOnlyWhenItsWeightedDeadlineIsEarliest) {
   EXPECT_EQ(pick_on(86, 0), "X");
 }
 
+// The indexed pick (a machine whose CPUs share one cache, tasks allowed everywhere)
+// makes exactly the choices of BFS's scan: the same event stream, event for event, on a
+// mixed load of hogs, sleepers, nice levels, BATCH, IDLEPRIO and an RT task.
+TEST(Bfs, TheIndexedPickChoosesExactlyAsTheScan) {
+  const std::string load = R"({"machine": {"cpus": 6}, "global": {"duration": 1}, "tasks": {
+      "hog": {"instance": 9, "loop": -1, "run": 100000},
+      "sl": {"instance": 12, "loop": -1, "run": 200, "sleep": 1000},
+      "n5": {"instance": 4, "loop": -1, "run": 3000, "sleep": 2000, "priority": 5},
+      "bt": {"instance": 2, "loop": -1, "policy": "SCHED_BATCH", "run": 5000, "sleep": 100},
+      "id": {"loop": -1, "policy": "SCHED_IDLE", "run": 100000},
+      "rt": {"loop": -1, "policy": "SCHED_FIFO", "run": 500, "sleep": 3000}}})";
+  ScenarioOverrides indexed = bfs(), scanned = bfs();
+  scanned.params = {{"scan_pick", "1"}};
+  const RunOutput a = run_text(load, indexed);
+  const RunOutput b = run_text(load, scanned);
+  ASSERT_EQ(a.events.size(), b.events.size());
+  EXPECT_GT(a.events.size(), 10000u);
+  for (size_t i = 0; i < a.events.size(); ++i) {
+    const SchedEvent& x = a.events[i];
+    const SchedEvent& y = b.events[i];
+    ASSERT_TRUE(x.time == y.time && x.type == y.type && x.cpu == y.cpu && x.task == y.task &&
+                x.other == y.other)
+        << "event " << i;
+  }
+}
+
 TEST(Bfs, IsoIsOnlyKnownToBfs) {
   ScenarioOverrides o;
   o.policy = "cfs-2.6.32";

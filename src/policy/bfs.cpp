@@ -33,7 +33,9 @@
 // bfs-0.311 name the releases of the 2009 debates; only 0.318's source was available, and
 // its behaviour is what all three presets run (differences between the releases are not
 // verified).
+#include <algorithm>
 #include <array>
+#include <functional>
 #include <vector>
 
 #include "policy/registry.h"
@@ -49,7 +51,8 @@ class Bfs final : public SchedClass {
   explicit Bfs(const ParamValues& p)
       : base_rr_interval_ms_(p.get("rr_interval")),
         scale_rr_(p.flag("rr_interval_scaling")),
-        iso_cpu_(p.get("iso_cpu")) {}
+        iso_cpu_(p.get("iso_cpu")),
+        scan_pick_(p.flag("scan_pick")) {}
 
   bool handles_rt() const override { return true; }
   bool supports_iso() const override { return true; }
@@ -75,6 +78,9 @@ class Bfs final : public SchedClass {
                                : m.same_package(a, b)                          ? 1
                                                                                : 3;
     cpu_curr_prio_.assign(n, kPrioLimit);
+    cpu_curr_deadline_.assign(n, 0);
+    flat_locality_ = !scan_pick_ &&
+                     std::all_of(locality_.begin(), locality_.end(), [](int l) { return l == 0; });
     iso_period_ = 5 * ctx.machine().hz * n + 1;  // ISO_PERIOD
     cache_of_.assign(n, CpuMask{});
     core_of_.assign(n, CpuMask{});
@@ -145,6 +151,7 @@ class Bfs final : public SchedClass {
   Task* pick_next(CpuId cpu) override {
     Task* next = earliest_deadline_task(cpu);
     cpu_curr_prio_[cpu] = next ? se_[next->id].prio : kPrioLimit;
+    cpu_curr_deadline_[cpu] = next ? se_[next->id].deadline : 0;  // rq->rq_deadline
     if (next) {
       Entity& e = se_[next->id];
       e.charged_ns = next->sum_exec_ns;
@@ -199,6 +206,8 @@ class Bfs final : public SchedClass {
     int64_t charged_ns = 0;
     int prio = kNormalPrio;
     bool queued = false, first_time_slice = false;
+    bool in_expired = false;  // in the level's expired index (fast path)
+    uint64_t seq = 0;         // position in its list: larger is later
     TaskId parent = kNoTask;
     TaskId prev_in_list = kNoTask, next_in_list = kNoTask;
   };
@@ -285,6 +294,8 @@ class Bfs final : public SchedClass {
   void push(Task& t) {
     Entity& e = se_[t.id];
     e.prio = prio_of(t);
+    e.seq = next_seq_++;
+    if (e.prio >= kMaxRtPrio) index_add(e);
     auto& list = lists_[e.prio];
     e.prev_in_list = list.tail;
     e.next_in_list = kNoTask;
@@ -299,6 +310,7 @@ class Bfs final : public SchedClass {
 
   void remove(Task& t) {
     Entity& e = se_[t.id];
+    if (e.prio >= kMaxRtPrio) index_remove(e);
     auto& list = lists_[e.prio];
     if (e.prev_in_list != kNoTask)
       se_[e.prev_in_list].next_in_list = e.next_in_list;
@@ -312,10 +324,76 @@ class Bfs final : public SchedClass {
     if (list.head == kNoTask) bitmap_[e.prio / 64] &= ~(uint64_t{1} << (e.prio % 64));
   }
 
+  // The same choice without scanning, for a level whose tasks may all run anywhere on a
+  // machine where every CPU shares one cache (locality 0 everywhere, so dl = deadline):
+  // the tasks are indexed by (deadline, list position); those whose deadline has passed
+  // move, for good, to an index by list position. The first of that is the first
+  // expired task in list order; else the first of the other is the earliest deadline,
+  // ties in list order. Exactly what the scan picks. The indexes are min-heaps whose
+  // entries of tasks no longer queued there are dropped when they surface.
+  struct IndexEntry {
+    int64_t key;  // pending: deadline; expired: seq
+    uint64_t seq;
+    TaskId id;
+    bool operator>(const IndexEntry& o) const { return key != o.key ? key > o.key : seq > o.seq; }
+  };
+  struct LevelIndex {
+    std::vector<IndexEntry> pending, expired;  // heaps (std::greater: smallest on top)
+    int restricted = 0;                        // tasks that may not run on every CPU
+  };
+  static void heap_push(std::vector<IndexEntry>& h, IndexEntry e) {
+    h.push_back(e);
+    std::push_heap(h.begin(), h.end(), std::greater<>{});
+  }
+  static void heap_pop(std::vector<IndexEntry>& h) {
+    std::pop_heap(h.begin(), h.end(), std::greater<>{});
+    h.pop_back();
+  }
+  // Drops stale entries from the top: the task left, or was queued again since.
+  void heap_clean(std::vector<IndexEntry>& h, bool expired) {
+    while (!h.empty()) {
+      const Entity& e = se_[h.front().id];
+      if (e.queued && e.seq == h.front().seq && e.in_expired == expired) return;
+      heap_pop(h);
+    }
+  }
+  bool allowed_everywhere(const Task& t) const { return t.nr_cpus_allowed >= ctx_->cpus(); }
+  void index_add(Entity& e) {
+    LevelIndex& x = index_[e.prio - kMaxRtPrio];
+    if (!allowed_everywhere(*e.task)) ++x.restricted;
+    e.in_expired = e.deadline < jiffies();
+    if (e.in_expired)
+      heap_push(x.expired, {static_cast<int64_t>(e.seq), e.seq, e.task->id});
+    else
+      heap_push(x.pending, {e.deadline, e.seq, e.task->id});
+  }
+  void index_remove(Entity& e) {
+    LevelIndex& x = index_[e.prio - kMaxRtPrio];
+    if (!allowed_everywhere(*e.task)) --x.restricted;  // its heap entry goes stale
+  }
+  Task* indexed_pick(int idx, int64_t now) {
+    LevelIndex& x = index_[idx - kMaxRtPrio];
+    for (heap_clean(x.pending, false); !x.pending.empty() && x.pending.front().key < now;
+         heap_clean(x.pending, false)) {
+      const IndexEntry moved = x.pending.front();
+      heap_pop(x.pending);
+      se_[moved.id].in_expired = true;
+      heap_push(x.expired, {static_cast<int64_t>(moved.seq), moved.seq, moved.id});
+    }
+    heap_clean(x.expired, true);
+    const TaskId id = !x.expired.empty() ? x.expired.front().id : x.pending.front().id;
+    return se_[id].task;
+  }
+
   // earliest_deadline_task(): see the file comment.
   Task* earliest_deadline_task(CpuId cpu) {
     const int64_t now = jiffies();
     for (int idx = next_level(0); idx < kPrioLimit; idx = next_level(idx + 1)) {
+      if (idx >= kMaxRtPrio && flat_locality_ && index_[idx - kMaxRtPrio].restricted == 0) {
+        Task* best = indexed_pick(idx, now);
+        remove(*best);
+        return best;
+      }
       Task* best = nullptr;
       int64_t earliest = 0;
       for (TaskId id = lists_[idx].head; id != kNoTask; id = se_[id].next_in_list) {
@@ -396,14 +474,14 @@ class Bfs final : public SchedClass {
     CpuId target = kNoCpu;
     int highest_prio = -1;
     int64_t latest = 0;
+    const int64_t timeslice = task_timeslice(p);
     for (CpuId c = 0; c < ctx_->cpus(); ++c) {
       if (!p.allowed_on(c)) continue;
-      const Task* curr = ctx_->curr(c);
-      const int rq_prio = curr ? cpu_curr_prio_[c] : kPrioLimit;
+      const bool busy = ctx_->curr(c) != nullptr;
+      const int rq_prio = busy ? cpu_curr_prio_[c] : kPrioLimit;
       if (rq_prio < highest_prio) continue;
-      const int64_t rq_deadline =
-          curr && static_cast<size_t>(curr->id) < se_.size() ? se_[curr->id].deadline : 0;
-      const int64_t offset = rq_deadline - locality(p.cpu, c) * task_timeslice(p);
+      const int64_t rq_deadline = busy ? cpu_curr_deadline_[c] : 0;
+      const int64_t offset = rq_deadline - locality(p.cpu, c) * timeslice;
       if (rq_prio > highest_prio || offset > latest || (offset == latest && c == p.cpu)) {
         latest = offset;
         highest_prio = rq_prio;
@@ -432,9 +510,14 @@ class Bfs final : public SchedClass {
   std::array<List, kPrioLimit> lists_{};
   std::array<uint64_t, 2> bitmap_{};
   std::vector<int> cpu_curr_prio_;
+  std::vector<int64_t> cpu_curr_deadline_;   // the running task's deadline, as rq_deadline
   std::vector<CpuMask> cache_of_, core_of_;  // the other CPUs of each CPU's cache and core
+  bool flat_locality_ = false;               // every CPU pair at locality 0
+  std::array<LevelIndex, kPrioLimit - kMaxRtPrio> index_{};
+  uint64_t next_seq_ = 0;
   // SCHED_ISO
   int64_t iso_cpu_ = 70;
+  bool scan_pick_ = false;  // always scan, never the index
   int64_t iso_period_ = 5001;
   int64_t iso_ticks_ = 0;
   bool iso_refractory_ = false;
@@ -448,7 +531,10 @@ PolicyInfo bfs_info(const char* name, const char* description) {
            {"rr_interval_scaling", 1, true,
             "multiply rr_interval by 3/2 per doubling of the CPU count, as BFS does at boot"},
            {"iso_cpu", 70, false,
-            "percent of all CPUs' time SCHED_ISO tasks may take at RT priority over 5 s"}},
+            "percent of all CPUs' time SCHED_ISO tasks may take at RT priority over 5 s"},
+           {"scan_pick", 0, true,
+            "always scan the queue as BFS does (0: an exact index where every CPU shares a "
+            "cache; the same choices, faster)"}},
           [](const ParamValues& p) { return std::make_unique<Bfs>(p); }};
 }
 
