@@ -175,6 +175,9 @@ void Analyzer::event(const SchedEvent& e) {
       if (e.value > 0) ++tm.deadline_misses;
       break;
     }
+    case EventType::kHolderPreempted:
+      ++m_.lock_holder_preemptions;
+      break;
     case EventType::kFork:
     case EventType::kBlock:
       break;

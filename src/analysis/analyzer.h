@@ -40,6 +40,8 @@ struct Metrics {
   std::vector<CpuMetrics> per_cpu;
   std::map<std::string, MarkMetrics> marks;  // by name
   uint64_t context_switches = 0, migrations = 0, events = 0;
+  // Times a waiter found a spinlock's holder preempted (once per holder episode).
+  uint64_t lock_holder_preemptions = 0;
   double jain_fairness = 1.0;  // Jain's index of the tasks' CPU times
 };
 

@@ -22,6 +22,8 @@ const char* event_type_name(EventType t) {
       return "mark";
     case EventType::kDlJob:
       return "dl_job";
+    case EventType::kHolderPreempted:
+      return "holder_preempted";
   }
   return "?";
 }

@@ -10,17 +10,19 @@
 namespace schedlab {
 
 enum class EventType : uint8_t {
-  kSwitch,     // cpu; task = prev (kNoTask: idle), other = next; detail = PrevState;
-               // arg = kStartState: not a switch, what a recorded CPU ran when it began
-  kWakeup,     // task woken onto cpu; other = waker
-  kWakeupNew,  // a new task placed on cpu; other = parent
-  kMigrate,    // task moves: cpu = from, arg = to
-  kFork,       // task = parent, other = child
-  kExit,       // task exits on cpu
-  kBlock,      // task blocks: detail = BlockReason, arg = object index
-  kMark,       // application mark: arg = mark index, value = count
-  kDlJob,      // a SCHED_DEADLINE job ended (the task blocked, yielded or exited):
-               // value = end - absolute deadline (> 0: a miss)
+  kSwitch,           // cpu; task = prev (kNoTask: idle), other = next; detail = PrevState;
+                     // arg = kStartState: not a switch, what a recorded CPU ran when it began
+  kWakeup,           // task woken onto cpu; other = waker
+  kWakeupNew,        // a new task placed on cpu; other = parent
+  kMigrate,          // task moves: cpu = from, arg = to
+  kFork,             // task = parent, other = child
+  kExit,             // task exits on cpu
+  kBlock,            // task blocks: detail = BlockReason, arg = object index
+  kMark,             // application mark: arg = mark index, value = count
+  kDlJob,            // a SCHED_DEADLINE job ended (the task blocked, yielded or exited):
+                     // value = end - absolute deadline (> 0: a miss)
+  kHolderPreempted,  // a task found spinlock `arg` held by `task`, which was runnable but
+                     // not running (preempted): once per such holder episode; other = waiter
 };
 
 enum class PrevState : uint8_t { kPreempted, kBlocked, kExited };

@@ -54,6 +54,9 @@ void EventsCsvWriter::event(const SchedEvent& e) {
     case EventType::kMark:
       info = fmt::format("{}={}", info_.mark_names.at(e.arg), e.value);
       break;
+    case EventType::kHolderPreempted:
+      info = fmt::format("spinlock={}", e.arg);
+      break;
     case EventType::kDlJob:
       info = fmt::format("lateness_ns={}", e.value);
       break;

@@ -54,6 +54,7 @@ std::string metrics_json(const Metrics& m) {
   j["summary"] = ordered_json{{"context_switches", m.context_switches},
                               {"migrations", m.migrations},
                               {"jain_fairness", m.jain_fairness},
+                              {"lock_holder_preemptions", m.lock_holder_preemptions},
                               {"events", m.events}};
   return j.dump(2) + "\n";
 }

@@ -396,11 +396,14 @@ void Engine::switch_to(CpuId cpu, Task* prev, Task* next) {
   }
   arm_tick(cpu);
   Exec& nx = execs_[next->id];
+  nx.holder_episode_counted = false;  // running again: a later preemption is a new episode
   if (nx.burst == Burst::kSpin) {
     // Back on a CPU while spinning: a lock freed meanwhile is taken at once.
     const Step& s = nx.spec->phases[nx.phase].steps[nx.step];
-    if (sync_.spinlocks[s.object].owner == kNoTask) {
-      sync_.spinlocks[s.object].owner = next->id;
+    SpinLockState& lock = sync_.spinlocks[s.object];
+    if (lock.owner == kNoTask) {
+      lock.owner = next->id;
+      std::erase(lock.spinners, next->id);  // no longer spinning: it holds the lock
       nx.spin_left = 0;
     }
   }

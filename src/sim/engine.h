@@ -75,6 +75,7 @@ class Engine final : public SchedContext {
     Time spin_delay = 0;
     // SCHED_DEADLINE: the current job's absolute deadline (-1: no job), the bandwidth
     // admitted for the task (runtime/period << 20)
+    bool holder_episode_counted = false;  // preempted holding a spinlock, already counted
     Time dl_job_deadline = -1;
     Time dl_job_exec = 0;  // sum_exec_ns when the job started
     int64_t dl_bw = 0;

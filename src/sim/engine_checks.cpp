@@ -46,6 +46,13 @@ void Engine::check_all_accounted() const {
       violation(fmt::format("blocked task {} is still queued", t.name));
     }
   }
+  for (size_t l = 0; l < sync_.spinlocks.size(); ++l) {
+    const SpinLockState& lock = sync_.spinlocks[l];
+    if (lock.owner != kNoTask &&
+        std::find(lock.spinners.begin(), lock.spinners.end(), lock.owner) != lock.spinners.end())
+      violation(fmt::format("{} holds spinlock '{}' and is listed as spinning for it",
+                            tasks_[lock.owner].name, workload_.spinlocks.names[l]));
+  }
   int busy = 0;
   for (CpuId c = 0; c < machine_ref_.cpus; ++c)
     if (cpu_curr_[c]) ++busy;

@@ -214,6 +214,14 @@ Engine::StepResult Engine::execute_step(CpuId cpu, Task& t, Exec& x, const Step&
         return StepResult::kContinue;
       }
       const SpinLockConfig& cfg = workload_.spin_configs[s.amount];
+      // The holder is runnable but off its CPU: the lock stays held for its whole wait.
+      if (const Task& holder = tasks_[lock.owner]; holder.runnable && !holder.on_cpu) {
+        Exec& hx = execs_[holder.id];
+        if (!hx.holder_episode_counted) {
+          hx.holder_episode_counted = true;
+          emit({now_, EventType::kHolderPreempted, 0, cpu, holder.id, t.id, s.object, 0});
+        }
+      }
       if (cfg.spin_ns == 0) {
         spin_attempt_failed(cpu, t, x);
         return StepResult::kStop;
@@ -349,7 +357,7 @@ void Engine::spin_unlock(Task& t, int32_t l) {
   // A spinner that is on a CPU right now sees the lock free first.
   for (auto it = lock.spinners.begin(); it != lock.spinners.end(); ++it) {
     Task& s = tasks_[*it];
-    if (!s.on_cpu) continue;
+    if (!s.on_cpu || s.id == t.id) continue;
     lock.owner = s.id;
     lock.spinners.erase(it);
     account(s.cpu);

@@ -8,7 +8,10 @@ struct Entry {
   void (*generate)(const JValue&, const GeneratorContext&, Workload&);
 };
 const Entry kGenerators[] = {
-    {"x264", generate_x264}, {"tbench", generate_tbench}, {"hackbench", generate_hackbench}};
+    {"x264", generate_x264},
+    {"tbench", generate_tbench},
+    {"hackbench", generate_hackbench},
+    {"oltp", generate_oltp}};
 }  // namespace
 
 std::vector<std::string> generator_names() {
