@@ -191,10 +191,12 @@ TEST(Scenarios, EveryShippedScenarioCompletesUnderEveryPolicy) {
     const JValue* w = probe.raw.find("workload");
     ScenarioOverrides base;
     bool endless = false;
-    // x264 shortened to 40 frames; tbench and OLTP run until the duration: 1 s here.
+    // x264 shortened to 40 frames, kbuild to 12 objects; tbench and OLTP run until the
+    // duration: 1 s here.
     auto shorten = [&](const JValue& g, const std::string& pointer) {
       const JValue* name = g.find("generator");
       if (name && name->string == "x264") base.sets.emplace_back(pointer + "/frames", "40");
+      if (name && name->string == "kbuild") base.sets.emplace_back(pointer + "/objects", "12");
       if (name && (name->string == "tbench" || name->string == "oltp")) endless = true;
     };
     if (w && w->is_object()) shorten(*w, "/workload");
@@ -298,6 +300,33 @@ TEST(Oltp, InnodbLocksUnderHeavyContentionNeverDeadlock) {
                                o);
   EXPECT_GT(r.metrics.marks.at("transactions").count, 0u);
   EXPECT_GT(r.metrics.lock_holder_preemptions, 0u);
+}
+
+// make -j2 of 4 objects on 2 CPUs, compile 100 ms (no spread), driver 5 ms, as 20 ms,
+// link 50 ms: objects 0 and 1 build in 0-125 ms (driver 0-5, cc1 5-105, as 105-125),
+// objects 2 and 3 take the freed slots in 125-250 ms, then ld runs 250-300 ms. Never more
+// than 2 compiles at once, and the link only after the last object.
+TEST(Kbuild, MakeJ2KeepsTwoJobsRunningAndLinksLast) {
+  const RunOutput r = run_text(R"({"machine": {"cpus": 2}, "workload": {
+      "generator": "kbuild", "jobs": 2, "objects": 4, "compile_ms": 100, "sigma_percent": 0,
+      "link_ns": 50000000}})");
+  EXPECT_EQ(r.metrics.duration_ns, 300'000'000);
+  EXPECT_EQ(r.metrics.marks.at("objects").count, 4u);
+  int running = 0, most = 0;
+  Time last_object = 0, link_start = -1;
+  for (const SchedEvent& e : r.events) {
+    const std::string& who = r.names[static_cast<size_t>(e.task)];
+    if (e.type == EventType::kWakeupNew && who.rfind("gcc-", 0) == 0)
+      most = std::max(most, ++running);
+    if (e.type == EventType::kExit && who.rfind("gcc-", 0) == 0) {
+      --running;
+      last_object = e.time;
+    }
+    if (e.type == EventType::kWakeupNew && who.rfind("ld", 0) == 0) link_start = e.time;
+  }
+  EXPECT_EQ(most, 2);
+  EXPECT_EQ(last_object, 250'000'000);
+  EXPECT_EQ(link_start, 250'000'000);
 }
 
 }  // namespace

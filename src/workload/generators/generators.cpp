@@ -11,7 +11,8 @@ const Entry kGenerators[] = {
     {"x264", generate_x264},
     {"tbench", generate_tbench},
     {"hackbench", generate_hackbench},
-    {"oltp", generate_oltp}};
+    {"oltp", generate_oltp},
+    {"kbuild", generate_kbuild}};
 }  // namespace
 
 std::vector<std::string> generator_names() {
