@@ -197,7 +197,9 @@ TEST(Scenarios, EveryShippedScenarioCompletesUnderEveryPolicy) {
       const JValue* name = g.find("generator");
       if (name && name->string == "x264") base.sets.emplace_back(pointer + "/frames", "40");
       if (name && name->string == "kbuild") base.sets.emplace_back(pointer + "/objects", "12");
-      if (name && (name->string == "tbench" || name->string == "oltp")) endless = true;
+      if (name &&
+          (name->string == "tbench" || name->string == "oltp" || name->string == "messaging"))
+        endless = true;
     };
     if (w && w->is_object()) shorten(*w, "/workload");
     if (w && w->is_array())
@@ -327,6 +329,15 @@ TEST(Kbuild, MakeJ2KeepsTwoJobsRunningAndLinksLast) {
   EXPECT_EQ(most, 2);
   EXPECT_EQ(last_object, 250'000'000);
   EXPECT_EQ(link_start, 250'000'000);
+}
+
+// 2 senders, 3 receivers, 4 messages per pair in batches of 2: 24 messages handled, and
+// every task ends (acknowledgements balance the queues).
+TEST(Messaging, EverySenderReachesEveryReceiver) {
+  const RunOutput r = run_text(R"({"machine": {"cpus": 2}, "workload": {
+      "generator": "messaging", "senders": 2, "receivers": 3, "messages": 4, "batch": 2}})");
+  EXPECT_EQ(r.metrics.marks.at("messages").count, 24u);
+  EXPECT_TRUE(r.result.all_exited);
 }
 
 }  // namespace

@@ -12,7 +12,8 @@ const Entry kGenerators[] = {
     {"tbench", generate_tbench},
     {"hackbench", generate_hackbench},
     {"oltp", generate_oltp},
-    {"kbuild", generate_kbuild}};
+    {"kbuild", generate_kbuild},
+    {"messaging", generate_messaging}};
 }  // namespace
 
 std::vector<std::string> generator_names() {
