@@ -197,8 +197,8 @@ TEST(Scenarios, EveryShippedScenarioCompletesUnderEveryPolicy) {
       const JValue* name = g.find("generator");
       if (name && name->string == "x264") base.sets.emplace_back(pointer + "/frames", "40");
       if (name && name->string == "kbuild") base.sets.emplace_back(pointer + "/objects", "12");
-      if (name &&
-          (name->string == "tbench" || name->string == "oltp" || name->string == "messaging"))
+      if (name && (name->string == "tbench" || name->string == "oltp" ||
+                   name->string == "messaging" || name->string == "schbench"))
         endless = true;
     };
     if (w && w->is_object()) shorten(*w, "/workload");
@@ -338,6 +338,19 @@ TEST(Messaging, EverySenderReachesEveryReceiver) {
       "generator": "messaging", "senders": 2, "receivers": 3, "messages": 4, "batch": 2}})");
   EXPECT_EQ(r.metrics.marks.at("messages").count, 24u);
   EXPECT_TRUE(r.result.all_exited);
+}
+
+// One message thread and 2 workers on 2 CPUs, 3 rounds of 1 ms work and 5 ms sleep:
+// each round both workers wake at once (latency 0 on idle CPUs), work 0-1 ms, and the
+// message thread sleeps 1-6 ms: rounds at 0, 6 and 12 ms, done at 18 ms; 6 requests.
+TEST(Schbench, MessageThreadsWakeTheirWorkersEachRound) {
+  const RunOutput r = run_text(R"({"machine": {"cpus": 2}, "workload": {
+      "generator": "schbench", "message_threads": 1, "workers": 2, "rounds": 3,
+      "cpu_ns": 1000000, "sleep_ns": 5000000}})");
+  EXPECT_EQ(r.metrics.marks.at("requests").count, 6u);
+  EXPECT_EQ(r.metrics.duration_ns, 18'000'000);
+  // Its start, then rounds 2 and 3 (round 1's message is posted before it first waits).
+  EXPECT_EQ(r.task("schbench-worker0-1").wakeup_latency.count(), 3u);
 }
 
 }  // namespace

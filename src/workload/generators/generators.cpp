@@ -13,7 +13,8 @@ const Entry kGenerators[] = {
     {"hackbench", generate_hackbench},
     {"oltp", generate_oltp},
     {"kbuild", generate_kbuild},
-    {"messaging", generate_messaging}};
+    {"messaging", generate_messaging},
+    {"schbench", generate_schbench}};
 }  // namespace
 
 std::vector<std::string> generator_names() {
