@@ -197,8 +197,9 @@ TEST(Scenarios, EveryShippedScenarioCompletesUnderEveryPolicy) {
       const JValue* name = g.find("generator");
       if (name && name->string == "x264") base.sets.emplace_back(pointer + "/frames", "40");
       if (name && name->string == "kbuild") base.sets.emplace_back(pointer + "/objects", "12");
-      if (name && (name->string == "tbench" || name->string == "oltp" ||
-                   name->string == "messaging" || name->string == "schbench"))
+      if (name &&
+          (name->string == "tbench" || name->string == "oltp" || name->string == "messaging" ||
+           name->string == "schbench" || name->string == "pert" || name->string == "konsole"))
         endless = true;
     };
     if (w && w->is_object()) shorten(*w, "/workload");
@@ -351,6 +352,34 @@ TEST(Schbench, MessageThreadsWakeTheirWorkersEachRound) {
   EXPECT_EQ(r.metrics.duration_ns, 18'000'000);
   // Its start, then rounds 2 and 3 (round 1's message is posted before it first waits).
   EXPECT_EQ(r.task("schbench-worker0-1").wakeup_latency.count(), 3u);
+}
+
+// pert's figure is a task's preempted gaps: two hogs on one CPU under rr with 10 ms
+// slices run A 0-10, B 10-20, A 20-30, B 30-40, A 40-50: A waited 10-20 and 30-40 after
+// being preempted (B's first wait, before it ever ran, is not such a gap).
+TEST(Desktop, PertGapsAreTheTimesATaskWasPreempted) {
+  ScenarioOverrides o;
+  o.policy = "rr";
+  o.duration_s = 0.05;
+  const RunOutput r = run_text(R"({"machine": {"cpus": 1, "hz": 1000}, "workload": [
+      {"generator": "pert", "name": "A"}, {"generator": "pert", "name": "B"}]})",
+                               o);
+  EXPECT_EQ(r.task("A").preempted_gaps, 2u);
+  EXPECT_EQ(r.task("A").preempted_gap_total_ns, 20'000'000);
+  EXPECT_EQ(r.task("A").preempted_gap_max_ns, 10'000'000);
+  EXPECT_EQ(r.task("B").preempted_gaps, 2u);  // 20-30 and 40-50
+}
+
+// konsole alone on one CPU: 3 round trips of a 1 ms burst, the first two to X (1 ms
+// each), the third to the daemon (2 ms): ready at 1 + 1 + 1 + 1 + 1 + 2 = 7 ms.
+TEST(Desktop, KonsoleIsReadyAfterItsBurstsAndRoundTrips) {
+  ScenarioOverrides o;
+  o.duration_s = 0.02;
+  const RunOutput r = run_text(R"({"machine": {"cpus": 1}, "workload": {"generator": "konsole",
+      "round_trips": 3, "daemon_every": 3, "burst_ns": 1000000, "x_ns": 1000000,
+      "daemon_ns": 2000000}})",
+                               o);
+  EXPECT_EQ(r.metrics.marks.at("konsole_ready").first_ns, 7'000'000);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "analysis/analyzer.h"
 
+#include <algorithm>
+
 namespace schedlab {
 
 void Analyzer::begin(const RunInfo& info) {
@@ -123,6 +125,7 @@ void Analyzer::event(const SchedEvent& e) {
         TaskMetrics& tm = m_.tasks[e.task];
         if (state == PrevState::kPreempted) {
           ++tm.switches_involuntary;
+          tracks_[e.task].preempted_at = e.time;
           set_state(e.task, State::kWaiting, e.time);
         } else {
           ++tm.switches_voluntary;
@@ -131,6 +134,14 @@ void Analyzer::event(const SchedEvent& e) {
       }
       if (e.other != kNoTask) {
         TaskTrack& tr = tracks_[e.other];
+        if (tr.preempted_at >= 0) {
+          TaskMetrics& nm = m_.tasks[e.other];
+          const Time gap = e.time - tr.preempted_at;
+          ++nm.preempted_gaps;
+          nm.preempted_gap_total_ns += gap;
+          nm.preempted_gap_max_ns = std::max(nm.preempted_gap_max_ns, gap);
+          tr.preempted_at = -1;
+        }
         if (tr.woken_at >= 0) {
           m_.tasks[e.other].wakeup_latency.add(e.time - tr.woken_at);
           tr.woken_at = -1;

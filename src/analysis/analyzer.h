@@ -19,6 +19,9 @@ struct TaskMetrics {
   LatencyStats wakeup_latency;
   // SCHED_DEADLINE jobs ended, and those that ended after their absolute deadline.
   uint64_t dl_jobs = 0, deadline_misses = 0;
+  // What pert measures: the gaps from a preemption to running again.
+  uint64_t preempted_gaps = 0;
+  Time preempted_gap_total_ns = 0, preempted_gap_max_ns = 0;
 };
 
 struct CpuMetrics {
@@ -60,7 +63,8 @@ class Analyzer final : public EventSink {
   struct TaskTrack {
     State state = State::kWaiting;
     Time since = 0;
-    Time woken_at = -1;  // pending wake-up, for latency
+    Time woken_at = -1;      // pending wake-up, for latency
+    Time preempted_at = -1;  // preempted, not yet running again
     bool all_cpus = true;
     CpuMask allowed;
   };

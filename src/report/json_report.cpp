@@ -29,6 +29,11 @@ std::string metrics_json(const Metrics& m) {
     lat["p99"] = t.wakeup_latency.percentile(0.99);
     lat["max"] = t.wakeup_latency.max();
     tj["wakeup_latency_ns"] = lat;
+    tj["preempted_gaps"] = ordered_json{
+        {"count", t.preempted_gaps},
+        {"mean_ns",
+         t.preempted_gaps ? t.preempted_gap_total_ns / static_cast<Time>(t.preempted_gaps) : 0},
+        {"max_ns", t.preempted_gap_max_ns}};
     tj["dl_jobs"] = t.dl_jobs;
     tj["deadline_misses"] = t.deadline_misses;
     tasks.push_back(tj);

@@ -14,7 +14,9 @@ const Entry kGenerators[] = {
     {"oltp", generate_oltp},
     {"kbuild", generate_kbuild},
     {"messaging", generate_messaging},
-    {"schbench", generate_schbench}};
+    {"schbench", generate_schbench},
+    {"pert", generate_pert},
+    {"konsole", generate_konsole}};
 }  // namespace
 
 std::vector<std::string> generator_names() {

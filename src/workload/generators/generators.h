@@ -31,6 +31,8 @@ void generate_oltp(const JValue& spec, const GeneratorContext& ctx, Workload& ou
 void generate_kbuild(const JValue& spec, const GeneratorContext& ctx, Workload& out);
 void generate_messaging(const JValue& spec, const GeneratorContext& ctx, Workload& out);
 void generate_schbench(const JValue& spec, const GeneratorContext& ctx, Workload& out);
+void generate_pert(const JValue& spec, const GeneratorContext& ctx, Workload& out);
+void generate_konsole(const JValue& spec, const GeneratorContext& ctx, Workload& out);
 
 // x264's mv_range_thread lag in macroblock rows for a height, thread count and me_range.
 int x264_row_lag(int height, int threads, int me_range);
