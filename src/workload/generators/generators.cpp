@@ -16,7 +16,8 @@ const Entry kGenerators[] = {
     {"messaging", generate_messaging},
     {"schbench", generate_schbench},
     {"pert", generate_pert},
-    {"konsole", generate_konsole}};
+    {"konsole", generate_konsole},
+    {"glitch1", generate_glitch1}};
 }  // namespace
 
 std::vector<std::string> generator_names() {
