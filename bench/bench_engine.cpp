@@ -89,6 +89,9 @@ void BM_64Cpus1000Tasks_eevdf_6_12(benchmark::State& state) {
 void BM_64Cpus1000Tasks_o1(benchmark::State& state) {
   run_scenario(state, big_machine(), "o1", {});
 }
+void BM_64Cpus1000Tasks_sd(benchmark::State& state) {
+  run_scenario(state, big_machine(), "sd", {});
+}
 void BM_Deadline4Cpus20Tasks(benchmark::State& state) {
   run_scenario(state, deadline_set(), "eevdf", {});
 }
@@ -102,6 +105,7 @@ BENCHMARK(BM_64Cpus1000Tasks_cfs_2_6_32)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_eevdf_6_6)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_eevdf_6_12)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_o1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000Tasks_sd)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Deadline4Cpus20Tasks)->Unit(benchmark::kMillisecond);
 
 }  // namespace

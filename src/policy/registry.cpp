@@ -13,6 +13,9 @@ PolicyInfo cfs_2632_policy_info();
 namespace o1 {
 PolicyInfo o1_policy_info();
 }
+namespace sd {
+PolicyInfo sd_policy_info();
+}
 
 const std::vector<PolicyInfo>& policy_registry() {
   static const std::vector<PolicyInfo> registry = [] {
@@ -21,6 +24,7 @@ const std::vector<PolicyInfo>& policy_registry() {
     for (PolicyInfo& info : eevdf_policy_infos()) r.push_back(std::move(info));
     for (PolicyInfo& info : bfs_policy_infos()) r.push_back(std::move(info));
     r.push_back(o1::o1_policy_info());
+    r.push_back(sd::sd_policy_info());
     return r;
   }();
   return registry;

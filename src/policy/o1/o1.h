@@ -36,7 +36,7 @@ struct Tunables {
   std::vector<cfs::DomainTemplate> domains;
 };
 
-class O1 final : public SchedClass {
+class O1 : public SchedClass {
  public:
   explicit O1(Tunables t) : tun_(std::move(t)) {}
 
@@ -61,7 +61,7 @@ class O1 final : public SchedClass {
   bool expired(TaskId id) const;
   int64_t sleep_avg_of(TaskId id) const { return se_[id].sleep_avg; }
 
- private:
+ protected:  // SD 0.46 (policy/sd) keeps these arrays and this balancer
   struct Entity {
     Task* task = nullptr;
     int static_prio = 120, prio = 120;
@@ -150,6 +150,9 @@ class O1 final : public SchedClass {
   std::vector<RunQueue> rq_;
   int64_t ilb_jiffy_ = -1;
 };
+
+// 2.6.22's sched domains (shared with SD 0.46, which kept mainline's balancer).
+std::vector<cfs::DomainTemplate> domains_2622();
 
 PolicyInfo o1_policy_info();
 

@@ -412,27 +412,29 @@ void O1::balance(CpuId cpu) {
     }
 }
 
+// 2.6.23's SD_*_INIT without SD_WAKE_IDLE (x86 without SMT had no wake_idle).
+std::vector<cfs::DomainTemplate> domains_2622() {
+  const uint32_t common =
+      cfs::kSdLoadBalance | cfs::kSdBalanceNewidle | cfs::kSdBalanceExec | cfs::kSdWakeAffine;
+  return {{cfs::Level::kSmt, common | cfs::kSdShareCpupower, 1, 2, 64, 110, 0, 0, 0, 0, 0, 0},
+          {cfs::Level::kMc, common | cfs::kSdSharePkgResources, 1, 4, 64, 125, 1, 2, 0, 0, 1, 1},
+          {cfs::Level::kCpu, common, 1, 4, 64, 125, 1, 2, 0, 0, 1, 1}};
+}
+
 PolicyInfo o1_policy_info() {
-  return {
-      "o1",
-      "O(1) of Linux 2.6.22: active/expired arrays, sleep_avg bonus, interactivity",
-      {{"cache_hot_time_ns", 2'500'000, false,
-        "a task that ran this recently is cache hot (calibrated at boot by 2.6.22)"},
-       {"starvation_limit_ms", 1000, false,
-        "STARVATION_LIMIT per runnable task before interactive tasks expire too (0: off)"}},
-      [](const ParamValues& p) {
-        Tunables t;
-        t.cache_hot_time_ns = p.get("cache_hot_time_ns");
-        t.starvation_limit_ms = p.get("starvation_limit_ms");
-        // 2.6.23's SD_*_INIT without SD_WAKE_IDLE (x86 without SMT had no wake_idle).
-        const uint32_t common =
-            cfs::kSdLoadBalance | cfs::kSdBalanceNewidle | cfs::kSdBalanceExec | cfs::kSdWakeAffine;
-        t.domains = {
-            {cfs::Level::kSmt, common | cfs::kSdShareCpupower, 1, 2, 64, 110, 0, 0, 0, 0, 0, 0},
-            {cfs::Level::kMc, common | cfs::kSdSharePkgResources, 1, 4, 64, 125, 1, 2, 0, 0, 1, 1},
-            {cfs::Level::kCpu, common, 1, 4, 64, 125, 1, 2, 0, 0, 1, 1}};
-        return std::make_unique<O1>(std::move(t));
-      }};
+  return {"o1",
+          "O(1) of Linux 2.6.22: active/expired arrays, sleep_avg bonus, interactivity",
+          {{"cache_hot_time_ns", 2'500'000, false,
+            "a task that ran this recently is cache hot (calibrated at boot by 2.6.22)"},
+           {"starvation_limit_ms", 1000, false,
+            "STARVATION_LIMIT per runnable task before interactive tasks expire too (0: off)"}},
+          [](const ParamValues& p) {
+            Tunables t;
+            t.cache_hot_time_ns = p.get("cache_hot_time_ns");
+            t.starvation_limit_ms = p.get("starvation_limit_ms");
+            t.domains = domains_2622();
+            return std::make_unique<O1>(std::move(t));
+          }};
 }
 
 }  // namespace schedlab::o1
