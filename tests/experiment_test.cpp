@@ -244,6 +244,63 @@ TEST(Reproduce, WritesTablesPlotsAndAReportThatReferencesEveryPlot) {
   EXPECT_NE(html.find("bfs: rr_interval=6"), std::string::npos);
 }
 
+// The terminal table lists points and schedulers in sweep order, however the runs finish.
+TEST(Sweep, TheTableDoesNotDependOnJobs) {
+  const fs::path dir = temp_dir("table-order");
+  const fs::path scen = small_scenario(dir);
+  std::vector<std::string> tables;
+  for (const char* jobs : {"1", "2", "2", "2"}) {
+    std::string out;
+    ASSERT_EQ(cli({"sweep", scen.string(), "--policy", "cfs-2.6.32,rr,bfs", "--vary",
+                   "/workload/threads=1..4", "--jobs", jobs},
+                  &out),
+              0);
+    tables.push_back(out);
+  }
+  for (const std::string& t : tables) EXPECT_EQ(t, tables.front());
+  EXPECT_LT(tables.front().find("cfs-2.6.32"), tables.front().find("bfs"));
+}
+
+// E4: OLTP tps and lock-holder preemptions against clients, tbench, vmark, and konsole's
+// start-up (the time of its first konsole_ready mark); E5: glxgears fps against X's nice,
+// SD beside CFS v5, in both scroll modes.
+TEST(Reproduce, E4AndE5RunTheirScenariosWithTheirSchedulers) {
+  const std::string scenarios = (fs::path(SCHEDLAB_SOURCE_DIR) / "scenarios").string();
+  const std::vector<ExperimentPart> e4 = experiment_parts("E4", true);
+  ASSERT_EQ(e4.size(), 5u);
+  EXPECT_EQ(e4[0].scenario, "e4-pgsql-oltp.json");
+  EXPECT_EQ(e4[0].axes, std::vector<std::string>{"/workload/clients=1,2,4,8,16,32,64,128,256"});
+  EXPECT_EQ(e4[0].policies, (std::vector<std::string>{"bfs-0.304", "cfs-2.6.32"}));
+  EXPECT_EQ(e4[4].metrics, std::vector<std::string>{"marks.konsole_ready.first_ms"});
+  const std::vector<ExperimentPart> e5 = experiment_parts("E5", true);
+  ASSERT_EQ(e5.size(), 2u);
+  EXPECT_EQ(e5[0].policies, (std::vector<std::string>{"sd", "cfs-2.6.23"}));
+
+  const fs::path dir = temp_dir("reproduce-e5");
+  std::string out;
+  ASSERT_EQ(
+      cli({"reproduce", "E5", "--quick", "--out", dir.string(), "--scenarios", scenarios}, &out),
+      0);
+  EXPECT_NE(out.find("x_nice"), std::string::npos) << out;
+  const ResultTable line = read_results_csv((dir / "e5-glitch1-line.csv").string());
+  ASSERT_EQ(line.rows.size(), 12u);  // 6 nice levels x 2 schedulers
+  const Aggregate agg = aggregate_results(line, {"x_nice"}, "marks.gears_frames.per_second");
+  ASSERT_NE(agg.cell("-19", "sd"), nullptr);
+  EXPECT_GT(agg.cell("-19", "sd")->median, 0);
+  EXPECT_GT(agg.cell("19", "cfs-2.6.23")->median, 0);
+
+  const fs::path konsole_dir = temp_dir("konsole-first");
+  ASSERT_EQ(
+      cli({"sweep", (fs::path(scenarios) / "e4-konsole-pert.json").string(), "--policy",
+           "cfs-2.6.32", "--set", "/global/duration=2", "--out", (konsole_dir / "k.csv").string()}),
+      0);
+  const ResultTable k = read_results_csv((konsole_dir / "k.csv").string());
+  ASSERT_EQ(k.rows.size(), 1u);
+  const int first = k.column("marks.konsole_ready.first_ms");
+  ASSERT_NE(first, -1);
+  EXPECT_GT(std::stod(k.rows[0][static_cast<size_t>(first)]), 100.0);  // started at 100 ms
+}
+
 TEST(Sweep, BadInputIsRejectedWithExitTwo) {
   const fs::path dir = temp_dir("bad");
   const fs::path scen = small_scenario(dir);

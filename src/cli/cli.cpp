@@ -231,14 +231,14 @@ int command_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   std::unique_ptr<std::ofstream> file;
   if (!a.out.empty()) file = open_output(a.out);
   const std::string header = csv_header(spec, metrics);
-  std::string body = header;
-  std::vector<std::string> json_rows;
+  // Runs finish in any order; the table and the JSON list them in sweep order.
+  std::vector<std::pair<std::size_t, std::string>> lines, json_rows;
   if (file && !json_out) *file << header << std::flush;
   run_sweep(
       spec,
       [&](const RunRow& row) {
         const std::string line = csv_row(spec, metrics, row);
-        body += line;
+        lines.emplace_back(row.index, line);
         if (file && !json_out) *file << line << std::flush;  // streamed as runs finish
         if (json_out) {
           std::string j = fmt::format(R"({{"policy": "{}", "repeat": {}, "seed": {})",
@@ -246,16 +246,20 @@ int command_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
           for (std::size_t i = 0; i < spec.axes.size(); ++i)
             j += fmt::format(R"(, "{}": "{}")", spec.axes[i].name(), row.key.point[i]);
           for (const auto& [k, v] : row.values) j += fmt::format(R"(, "{}": {:.10g})", k, v);
-          json_rows.push_back(j + "}");
+          json_rows.emplace_back(row.index, j + "}");
         }
       },
       progress_bar(err));
+  std::sort(lines.begin(), lines.end());
+  std::sort(json_rows.begin(), json_rows.end());
   if (json_out) {
     *file << "[\n";
     for (std::size_t i = 0; i < json_rows.size(); ++i)
-      *file << "  " << json_rows[i] << (i + 1 < json_rows.size() ? ",\n" : "\n");
+      *file << "  " << json_rows[i].second << (i + 1 < json_rows.size() ? ",\n" : "\n");
     *file << "]\n";
   }
+  std::string body = header;
+  for (const auto& [index, line] : lines) body += line;
   const ResultTable table = parse_results_csv(body, a.out.empty() ? a.scenario : a.out);
   std::vector<std::string> axis_columns;
   for (const Axis& ax : spec.axes) axis_columns.push_back(ax.name());

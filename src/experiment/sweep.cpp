@@ -175,10 +175,12 @@ std::vector<std::string> metric_columns(const SweepSpec& spec) {
   ScenarioOverrides o;
   o.sets = spec.sets;
   const Scenario s = load_scenario(spec.scenario, o);
-  std::vector<std::string> cols = {"duration_s", "context_switches", "migrations", "jain_fairness"};
+  std::vector<std::string> cols = {"duration_s", "context_switches", "migrations", "jain_fairness",
+                                   "lock_holder_preemptions"};
   for (const std::string& m : s.workload.marks.names) {
     cols.push_back("marks." + m + ".count");
     cols.push_back("marks." + m + ".per_second");
+    cols.push_back("marks." + m + ".first_ms");
   }
   cols.push_back("wall_seconds");
   return cols;
@@ -249,11 +251,16 @@ void run_sweeps(const std::vector<SweepSpec>& specs,
         row.values["context_switches"] = static_cast<double>(m.context_switches);
         row.values["migrations"] = static_cast<double>(m.migrations);
         row.values["jain_fairness"] = m.jain_fairness;
+        row.values["lock_holder_preemptions"] = static_cast<double>(m.lock_holder_preemptions);
         for (const std::string& mark : s.workload.marks.names) {
           const auto it = m.marks.find(mark);
           const double count = it == m.marks.end() ? 0 : static_cast<double>(it->second.count);
           row.values["marks." + mark + ".count"] = count;
           row.values["marks." + mark + ".per_second"] = secs > 0 ? count / secs : 0;
+          // When the first one happened (start-up times); empty when there was none.
+          if (count > 0)
+            row.values["marks." + mark + ".first_ms"] =
+                static_cast<double>(it->second.first_ns) / 1e6;
         }
         row.values["wall_seconds"] =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
