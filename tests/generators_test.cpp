@@ -408,5 +408,37 @@ TEST(Desktop, Glitch1BatchesLinesPerRedrawAsParameterised) {
   }
 }
 
+// mplayer alone: a 1 s movie at 25 fps is 50 audio periods of 20 ms; each takes 0.5 ms
+// to decode, so the card never runs dry: the last period is fed at 980 ms and has played
+// at 1000 ms, and the drain waits one more period: movie_done at 1020 ms, 25 frames.
+// With 25 ms of decoding per 20 ms period the card runs dry every period and the clock
+// slips: 50 x 25 ms, then the 20 ms drain: 1270 ms.
+TEST(Desktop, MediaPlayerTakesTheMovieLengthUnlessTheCardRunsDry) {
+  ScenarioOverrides o;
+  o.duration_s = 2;
+  constexpr const char* text =
+      R"({{"machine": {{"cpus": 2}}, "workload": {{"generator": "mediaplayer",
+      "movie_s": 1, "songs": 0, "audio_ns": {}}}}})";
+  const RunOutput on_time = run_text(fmt::format(fmt::runtime(text), 500000), o);
+  EXPECT_EQ(on_time.metrics.marks.at("movie_done").first_ns, 1'020'000'000);
+  EXPECT_EQ(on_time.metrics.marks.at("frames").count, 25u);
+  const RunOutput dry = run_text(fmt::format(fmt::runtime(text), 25000000), o);
+  EXPECT_EQ(dry.metrics.marks.at("movie_done").first_ns, 1'270'000'000);
+  EXPECT_EQ(dry.metrics.marks.at("frames").count, 25u);
+}
+
+// amarok's scanner: per song 3 ms of tag parsing, a 1 ms round trip to mysqld and 2 ms
+// reading the next file: 10 songs are loaded at 60 ms (4 CPUs: nothing waits).
+TEST(Desktop, AmarokLoadsItsCollectionSongBySongThroughMysqld) {
+  ScenarioOverrides o;
+  o.duration_s = 1;
+  const RunOutput r = run_text(R"({"machine": {"cpus": 4}, "workload": {
+      "generator": "mediaplayer", "movie_s": 1, "songs": 10}})",
+                               o);
+  EXPECT_EQ(r.metrics.marks.at("songs").count, 10u);
+  EXPECT_EQ(r.metrics.marks.at("collection_loaded").first_ns, 60'000'000);
+  EXPECT_EQ(r.task("mysqld").cpu_time_ns, 10'000'000);
+}
+
 }  // namespace
 }  // namespace schedlab::test

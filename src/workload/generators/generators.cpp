@@ -7,17 +7,17 @@ struct Entry {
   const char* name;
   void (*generate)(const JValue&, const GeneratorContext&, Workload&);
 };
-const Entry kGenerators[] = {
-    {"x264", generate_x264},
-    {"tbench", generate_tbench},
-    {"hackbench", generate_hackbench},
-    {"oltp", generate_oltp},
-    {"kbuild", generate_kbuild},
-    {"messaging", generate_messaging},
-    {"schbench", generate_schbench},
-    {"pert", generate_pert},
-    {"konsole", generate_konsole},
-    {"glitch1", generate_glitch1}};
+const Entry kGenerators[] = {{"x264", generate_x264},
+                             {"tbench", generate_tbench},
+                             {"hackbench", generate_hackbench},
+                             {"oltp", generate_oltp},
+                             {"kbuild", generate_kbuild},
+                             {"messaging", generate_messaging},
+                             {"schbench", generate_schbench},
+                             {"pert", generate_pert},
+                             {"konsole", generate_konsole},
+                             {"glitch1", generate_glitch1},
+                             {"mediaplayer", generate_mediaplayer}};
 }  // namespace
 
 std::vector<std::string> generator_names() {

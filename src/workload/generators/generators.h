@@ -34,6 +34,7 @@ void generate_schbench(const JValue& spec, const GeneratorContext& ctx, Workload
 void generate_pert(const JValue& spec, const GeneratorContext& ctx, Workload& out);
 void generate_konsole(const JValue& spec, const GeneratorContext& ctx, Workload& out);
 void generate_glitch1(const JValue& spec, const GeneratorContext& ctx, Workload& out);
+void generate_mediaplayer(const JValue& spec, const GeneratorContext& ctx, Workload& out);
 
 // x264's mv_range_thread lag in macroblock rows for a height, thread count and me_range.
 int x264_row_lag(int height, int threads, int me_range);
