@@ -300,6 +300,13 @@ TEST(Reproduce, E4AndE5RunTheirScenariosWithTheirSchedulers) {
   const int first = k.column("marks.konsole_ready.first_ms");
   ASSERT_NE(first, -1);
   EXPECT_GT(std::stod(k.rows[0][static_cast<size_t>(first)]), 100.0);  // started at 100 ms
+  const int p95 = k.column("marks.konsole_ready.interval_p95_ms");
+  ASSERT_NE(p95, -1);
+  EXPECT_EQ(k.rows[0][static_cast<size_t>(p95)], "");  // one mark: no interval
+  const ResultTable pg = read_results_csv((dir / "e5-glitch1-line.csv").string());
+  const int frame_p95 = pg.column("marks.gears_frames.interval_p95_ms");
+  ASSERT_NE(frame_p95, -1);
+  EXPECT_GT(std::stod(pg.rows[0][static_cast<size_t>(frame_p95)]), 0.66);  // 0.667 ms alone
 }
 
 TEST(Sweep, BadInputIsRejectedWithExitTwo) {

@@ -200,6 +200,20 @@ TEST(Schedules, ForkStartsANamedInstanceOfATemplate) {
   EXPECT_EQ(r.metrics.marks.at("done").first_ns, 2'500'000);
 }
 
+// Mark intervals are per task: A marks at 10, 20, 30 ms (intervals 10, 10), B at 5, 10,
+// 15, 20 (5, 5, 5): five intervals, median 5 ms, max 10 ms. Taken across tasks, the
+// marks would be 0 to 10 ms apart.
+TEST(Schedules, MarkIntervalsAreMeasuredPerTask) {
+  const RunOutput r = run_text("{" + machine(2) + R"("tasks": {
+      "A": {"loop": 3, "run": 10000, "mark": "frames"},
+      "B": {"loop": 4, "run": 5000, "mark": "frames"}}})");
+  const MarkMetrics& m = r.metrics.marks.at("frames");
+  EXPECT_EQ(m.count, 7u);
+  EXPECT_EQ(m.interval.count(), 5u);
+  EXPECT_EQ(m.interval.percentile(0.5), 5'000'000);
+  EXPECT_EQ(m.interval.max(), 10'000'000);
+}
+
 TEST(Schedules, SpinlockWaiterSpinsThenTakesTheLockOnRelease) {
   // A holds the spinlock 0-3 ms; B spins from 1 ms (budget 5 ms) and takes it at 3.
   const RunOutput r = run_text("{" + machine(2) + R"("tasks": {

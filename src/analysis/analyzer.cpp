@@ -178,6 +178,11 @@ void Analyzer::event(const SchedEvent& e) {
       mk.count += static_cast<uint64_t>(e.value);
       if (mk.first_ns < 0) mk.first_ns = e.time;
       mk.last_ns = e.time;
+      const auto [last, first_of_task] = last_mark_.try_emplace({e.arg, e.task}, e.time);
+      if (!first_of_task) {
+        mk.interval.add(e.time - last->second);
+        last->second = e.time;
+      }
       break;
     }
     case EventType::kDlJob: {

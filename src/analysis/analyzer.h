@@ -32,6 +32,9 @@ struct CpuMetrics {
 struct MarkMetrics {
   uint64_t count = 0;
   Time first_ns = -1, last_ns = -1;
+  // Time between a task's consecutive marks of this name: a client's per-transaction or
+  // per-query response time, a player's frame period.
+  LatencyStats interval;
 };
 
 struct Metrics {
@@ -68,6 +71,7 @@ class Analyzer final : public EventSink {
     bool all_cpus = true;
     CpuMask allowed;
   };
+  std::map<std::pair<int64_t, TaskId>, Time> last_mark_;  // by mark index and task
   struct CpuTrack {
     TaskId curr = kNoTask;
     Time since = 0;

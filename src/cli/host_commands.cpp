@@ -91,9 +91,12 @@ Metrics measure_on_host(const Scenario& scenario, const HostRunArgs& a, std::ost
     sum_sq += x * x;
   }
   m.jain_fairness = sum_sq > 0 ? sum * sum / (static_cast<double>(m.tasks.size()) * sum_sq) : 1.0;
-  for (const auto& [name, mk] : result.marks)
-    m.marks[name] =
-        MarkMetrics{mk.count, mk.first_ns - stats.first_ns, mk.last_ns - stats.first_ns};
+  for (const auto& [name, mk] : result.marks) {
+    MarkMetrics& out = m.marks[name];  // the host runner keeps no per-task intervals
+    out.count = mk.count;
+    out.first_ns = mk.first_ns - stats.first_ns;
+    out.last_ns = mk.last_ns - stats.first_ns;
+  }
   m.policy = fmt::format("host {}", host_kernel_release());
   *interrupted = result.interrupted;
   return m;

@@ -181,6 +181,7 @@ std::vector<std::string> metric_columns(const SweepSpec& spec) {
     cols.push_back("marks." + m + ".count");
     cols.push_back("marks." + m + ".per_second");
     cols.push_back("marks." + m + ".first_ms");
+    cols.push_back("marks." + m + ".interval_p95_ms");
   }
   cols.push_back("wall_seconds");
   return cols;
@@ -261,6 +262,9 @@ void run_sweeps(const std::vector<SweepSpec>& specs,
           if (count > 0)
             row.values["marks." + mark + ".first_ms"] =
                 static_cast<double>(it->second.first_ns) / 1e6;
+          if (count > 0 && it->second.interval.count() > 0)
+            row.values["marks." + mark + ".interval_p95_ms"] =
+                static_cast<double>(it->second.interval.percentile(0.95)) / 1e6;
         }
         row.values["wall_seconds"] =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

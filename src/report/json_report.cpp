@@ -53,7 +53,12 @@ std::string metrics_json(const Metrics& m) {
         ordered_json{{"count", mk.count},
                      {"per_second", seconds > 0 ? static_cast<double>(mk.count) / seconds : 0.0},
                      {"first_ns", mk.first_ns},
-                     {"last_ns", mk.last_ns}};
+                     {"last_ns", mk.last_ns},
+                     {"interval_ns", ordered_json{{"count", mk.interval.count()},
+                                                  {"p50", mk.interval.percentile(0.50)},
+                                                  {"p95", mk.interval.percentile(0.95)},
+                                                  {"p99", mk.interval.percentile(0.99)},
+                                                  {"max", mk.interval.max()}}}};
   }
   j["marks"] = marks;
   j["summary"] = ordered_json{{"context_switches", m.context_switches},
