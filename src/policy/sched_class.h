@@ -21,25 +21,26 @@ namespace schedlab {
 // The scheduling view of a task. The engine owns it; policies read it and keep their
 // own per-task data (the kernel's sched_entity) in tables indexed by Task::id.
 struct Task {
+  // What every switch reads first (one cache line with the mask), the rest after.
   TaskId id = kNoTask;
-  std::string name;
   SchedPolicy policy = SchedPolicy::kOther;
+  bool runnable = false;  // runnable (queued or running); false while blocked or exited
+  bool on_cpu = false;    // some CPU's current task
+  bool queued = false;    // queued in its class (maintained by the engine)
   int nice = 0;
   int rt_priority = 0;
+  CpuId cpu = kNoCpu;  // the CPU whose run queue holds it, or where it last ran
+  int nr_cpus_allowed = 0;
+  TaskId parent = kNoTask;
+  Time sum_exec_ns = 0;  // CPU time received so far
+  Time last_ran_ns = 0;  // when it last left a CPU
+  CpuMask allowed;
   // sched_attr.sched_runtime of a SCHED_OTHER/BATCH/IDLE task (rt-app's dl-runtime on a
   // non-deadline task): a custom slice for EEVDF of 6.12; 0 when not set.
   Time custom_slice_ns = 0;
   // SCHED_DEADLINE parameters (sched_attr's runtime, deadline, period); 0 otherwise.
   Time dl_runtime_ns = 0, dl_deadline_ns = 0, dl_period_ns = 0;
-  CpuMask allowed;
-  int nr_cpus_allowed = 0;
-  bool runnable = false;  // runnable (queued or running); false while blocked or exited
-  bool on_cpu = false;    // some CPU's current task
-  bool queued = false;    // queued in its class (maintained by the engine)
-  CpuId cpu = kNoCpu;     // the CPU whose run queue holds it, or where it last ran
-  Time sum_exec_ns = 0;   // CPU time received so far
-  Time last_ran_ns = 0;   // when it last left a CPU
-  TaskId parent = kNoTask;
+  std::string name;
 
   bool allowed_on(CpuId c) const { return allowed.test(static_cast<size_t>(c)); }
 };

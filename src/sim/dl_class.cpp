@@ -19,6 +19,7 @@ void DlClass::attach(SchedContext& ctx) {
 // A task becomes a deadline task (at creation or by a policy change): its parameters are
 // new, so its first activation starts a fresh period.
 void DlClass::task_new(Task& t, const Task*) {
+  unused_ = false;
   if (static_cast<size_t>(t.id) >= se_.size()) se_.resize(static_cast<size_t>(t.id) + 1);
   Entity& e = se_[t.id];
   e = Entity{};

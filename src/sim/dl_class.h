@@ -25,6 +25,9 @@ class DlClass final : public SchedClass {
  public:
   void attach(SchedContext& ctx) override;
   void task_new(Task& t, const Task* parent) override;
+  // No task has ever joined the class: the engine skips its pick, balancing and
+  // post_schedule (which would find nothing to do) on every schedule().
+  bool unused() const { return unused_; }
   CpuId select_cpu(Task& t, CpuId prev, const WakeInfo& how) override;
   void enqueue(CpuId cpu, Task& t, EnqueueKind how) override;
   void dequeue(CpuId cpu, Task& t, DequeueKind how) override;
@@ -47,6 +50,7 @@ class DlClass final : public SchedClass {
   bool throttled(TaskId id) const { return se_[id].throttled; }
 
  private:
+  bool unused_ = true;
   struct Entity {
     Task* task = nullptr;
     Time runtime = 0;       // budget left in this period (negative after a tick-late throttle)

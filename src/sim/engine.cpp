@@ -297,15 +297,18 @@ void Engine::schedule(CpuId cpu) {
     }
   }
   switch_to(cpu, prev, pick(cpu));
-  dl_.post_schedule(cpu);
-  if (!normal_->handles_rt()) rt_.post_schedule(cpu);
+  if (!dl_.unused()) dl_.post_schedule(cpu);
+  if (!normal_->handles_rt() && !rt_.unused()) rt_.post_schedule(cpu);
   normal_->post_schedule(cpu);
 }
 
 Task* Engine::pick(CpuId cpu) {
-  dl_.balance(cpu);
-  Task* next = dl_.pick_next(cpu);
-  if (!next && !normal_->handles_rt()) {
+  Task* next = nullptr;
+  if (!dl_.unused()) {
+    dl_.balance(cpu);
+    next = dl_.pick_next(cpu);
+  }
+  if (!next && !normal_->handles_rt() && !rt_.unused()) {
     rt_.balance(cpu);
     next = rt_.pick_next(cpu);
   }

@@ -51,34 +51,35 @@ class Engine final : public SchedContext {
   enum class Burst : uint8_t { kNone, kWork, kRuntime, kSpin };
 
   // Engine-private state of a task: where it is in its program.
+  // Fields used on every switch first (two cache lines), the rarely used ones after.
   struct Exec {
     const TaskSpec* spec = nullptr;
     size_t phase = 0, step = 0;
     int64_t phase_iter = 0, task_iter = 0;
     Burst burst = Burst::kNone;
+    bool exited = false;
+    bool attrs_pending = false;           // affinity or policy change waiting for schedule()
+    bool holder_episode_counted = false;  // preempted holding a spinlock, already counted
+    BlockReason block_reason = BlockReason::kSleep;
+    CpuId last_cpu_ran = kNoCpu;
     Int128 work_scaled = 0;  // remaining work x 1024 (capacity units)
     Time runtime_end = 0;
     Time spin_left = 0;
     Time stall_left = 0;  // cache refill still to pay after a migration
     Time t_first = 0;     // rt-app's reference time for timers
-    CpuId last_cpu_ran = kNoCpu;
-    bool exited = false;
-    bool attrs_pending = false;  // affinity or policy change waiting for schedule()
-    CpuMask pending_allowed;
-    SchedSettings pending_sched;
-    BlockReason block_reason = BlockReason::kSleep;
     int32_t block_object = -1;
     uint64_t wake_generation = 0;
-    std::vector<std::pair<int32_t, Time>> unique_timers;  // timer id, next expiry
-    // spinlock acquisition in progress
-    int spin_yields = 0, spin_sleeps = 0;
-    Time spin_delay = 0;
     // SCHED_DEADLINE: the current job's absolute deadline (-1: no job), the bandwidth
     // admitted for the task (runtime/period << 20)
-    bool holder_episode_counted = false;  // preempted holding a spinlock, already counted
     Time dl_job_deadline = -1;
     Time dl_job_exec = 0;  // sum_exec_ns when the job started
     int64_t dl_bw = 0;
+    // spinlock acquisition in progress
+    int spin_yields = 0, spin_sleeps = 0;
+    Time spin_delay = 0;
+    std::vector<std::pair<int32_t, Time>> unique_timers;  // timer id, next expiry
+    CpuMask pending_allowed;
+    SchedSettings pending_sched;
   };
 
   struct Cpu {

@@ -18,10 +18,11 @@ namespace schedlab {
 
 enum class AgendaKind : uint8_t { kTaskStart, kTaskWake, kBurstEnd, kTick, kClassTimer };
 
-// 24 bytes: the insertion sequence and the kind share a word.
+// 24 bytes: the insertion sequence and the kind share a word, whose top bit is set for
+// the jiffy so that one comparison orders it after everything else due at its instant.
 struct AgendaItem {
   Time time;
-  uint64_t seq_kind;    // insertion sequence << 8 | kind
+  uint64_t seq_kind;    // jiffy << 63 | insertion sequence << 8 | kind
   int32_t target;       // task spec, task or CPU
   uint32_t generation;  // compared with the low 32 bits of the owner's counter
   AgendaKind kind() const { return static_cast<AgendaKind>(seq_kind & 0xff); }
@@ -68,13 +69,13 @@ class Agenda {
  private:
   struct Later {
     bool operator()(const AgendaItem& a, const AgendaItem& b) const {
-      if (a.time != b.time) return a.time > b.time;
-      const bool a_tick = a.kind() == AgendaKind::kTick, b_tick = b.kind() == AgendaKind::kTick;
-      if (a_tick != b_tick) return a_tick;
-      return a.seq_kind > b.seq_kind;
+      return a.time != b.time ? a.time > b.time : a.seq_kind > b.seq_kind;
     }
   };
-  uint64_t tag(AgendaKind kind) { return next_seq_++ << 8 | static_cast<uint64_t>(kind); }
+  uint64_t tag(AgendaKind kind) {
+    const uint64_t jiffy = kind == AgendaKind::kTick ? uint64_t{1} << 63 : 0;
+    return jiffy | next_seq_++ << 8 | static_cast<uint64_t>(kind);
+  }
   bool slot_first() const {
     if (slots_.empty()) return false;
     return heap_.empty() || Later{}(heap_[0], slots_[0]);
@@ -109,29 +110,35 @@ class Agenda {
   void place(size_t i) {
     slot_pos_[static_cast<size_t>(slots_[i].target)] = static_cast<int32_t>(i);
   }
+  // Both move a hole instead of swapping, writing each displaced item and its position
+  // once.
   bool slot_up(size_t i) {
     const size_t start = i;
+    const AgendaItem item = slots_[i];
     while (i > 0) {
       const size_t parent = (i - 1) / 2;
-      if (!Later{}(slots_[parent], slots_[i])) break;
-      std::swap(slots_[i], slots_[parent]);
+      if (!Later{}(slots_[parent], item)) break;
+      slots_[i] = slots_[parent];
       place(i);
       i = parent;
     }
+    slots_[i] = item;
     place(i);
     return i != start;
   }
   void slot_down(size_t i) {
+    const AgendaItem item = slots_[i];
+    const size_t n = slots_.size();
     for (;;) {
-      size_t best = i;
       const size_t l = 2 * i + 1, r = l + 1;
-      if (l < slots_.size() && Later{}(slots_[best], slots_[l])) best = l;
-      if (r < slots_.size() && Later{}(slots_[best], slots_[r])) best = r;
-      if (best == i) break;
-      std::swap(slots_[i], slots_[best]);
+      if (l >= n) break;
+      const size_t best = r < n && Later{}(slots_[l], slots_[r]) ? r : l;
+      if (!Later{}(item, slots_[best])) break;
+      slots_[i] = slots_[best];
       place(i);
       i = best;
     }
+    slots_[i] = item;
     place(i);
   }
   void remove_slot_at(size_t i) {

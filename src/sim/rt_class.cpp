@@ -18,6 +18,7 @@ void RtClass::attach(SchedContext& ctx) {
 }
 
 void RtClass::task_new(Task& t, const Task*) {
+  unused_ = false;
   if (static_cast<size_t>(t.id) >= slice_ticks_left_.size()) {
     slice_ticks_left_.resize(t.id + 1, 0);
     requeue_tail_.resize(t.id + 1, 0);

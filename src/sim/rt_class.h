@@ -20,6 +20,9 @@ class RtClass final : public SchedClass {
 
   void attach(SchedContext& ctx) override;
   void task_new(Task& t, const Task* parent) override;
+  // No task has ever joined the class: the engine skips its pick, balancing and
+  // post_schedule (which would find nothing to do) on every schedule().
+  bool unused() const { return unused_; }
   CpuId select_cpu(Task& t, CpuId prev, const WakeInfo& how) override;
   void enqueue(CpuId cpu, Task& t, EnqueueKind how) override;
   void dequeue(CpuId cpu, Task& t, DequeueKind how) override;
@@ -32,6 +35,7 @@ class RtClass final : public SchedClass {
   void post_schedule(CpuId cpu) override;
 
  private:
+  bool unused_ = true;
   static constexpr int kLevels = 100;
   // Kernel priority: 0 is the highest (rt_priority 99), 98 the lowest (rt_priority 1).
   static int prio(const Task& t) { return 99 - t.rt_priority; }
