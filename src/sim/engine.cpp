@@ -70,27 +70,27 @@ EngineResult Engine::run() {
     switch (item.kind()) {
       case AgendaKind::kTaskStart: {
         --pending_starts_;
-        const TaskSpec& spec = workload_.tasks[item.target];
+        const TaskSpec& spec = workload_.tasks[item.target()];
         create_task(
-            item.target,
-            spec.instances > 1 ? fmt::format("{}-{}", spec.name, item.generation) : spec.name,
+            item.target(),
+            spec.instances > 1 ? fmt::format("{}-{}", spec.name, item.generation()) : spec.name,
             nullptr);
         break;
       }
       case AgendaKind::kTaskWake: {
-        Task& t = tasks_[item.target];
-        if (static_cast<uint32_t>(execs_[t.id].wake_generation) == item.generation && !t.runnable)
+        Task& t = tasks_[item.target()];
+        if (static_cast<uint32_t>(execs_[t.id].wake_generation) == item.generation() && !t.runnable)
           wake(t, WakeInfo{WakeKind::kWakeup, t.cpu, false}, kNoTask);
         break;
       }
       case AgendaKind::kBurstEnd:
-        if (cpus_[item.target].burst_armed) on_burst_end(item.target);
+        if (cpus_[item.target()].burst_armed) on_burst_end(item.target());
         break;
       case AgendaKind::kTick:
-        if (item.generation == static_cast<uint32_t>(jiffy_generation_)) on_jiffy();
+        if (item.generation() == static_cast<uint32_t>(jiffy_generation_)) on_jiffy();
         break;
       case AgendaKind::kClassTimer:
-        dl_.timer_fired(item.target);
+        dl_.timer_fired(item.target());
         break;
     }
     process_rescheds();
@@ -473,8 +473,11 @@ void Engine::arm_tick(CpuId cpu) {
   // Ticks fall on the global jiffy grid: the first jiffy after now, or the first at or
   // after the time the class wants one.
   const Time wanted = class_of(*cpu_curr_[cpu]).next_tick_wanted(cpu, *cpu_curr_[cpu]);
-  const Time next_jiffy = (now_ / tick_ns_ + 1) * tick_ns_;
-  const Time next = std::max(next_jiffy, (wanted + tick_ns_ - 1) / tick_ns_ * tick_ns_);
+  // Divisions only when now_ crosses a jiffy or the class wants a later one.
+  if (now_ >= next_grid_ || now_ < next_grid_ - tick_ns_)
+    next_grid_ = (now_ / tick_ns_ + 1) * tick_ns_;
+  const Time next =
+      wanted <= next_grid_ ? next_grid_ : (wanted + tick_ns_ - 1) / tick_ns_ * tick_ns_;
   if (c.tick_armed && c.tick_at <= next) return;
   c.tick_armed = true;
   c.tick_at = next;

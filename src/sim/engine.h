@@ -180,6 +180,7 @@ class Engine final : public SchedContext {
   std::vector<Cpu> cpus_;
   std::vector<CpuId> pending_rescheds_;
   Time jiffy_at_ = -1;  // the pending jiffy entry's time, -1 if none
+  Time next_grid_ = 0;  // the first jiffy after now_, recomputed when now_ reaches it
   uint64_t jiffy_generation_ = 0;
   std::vector<int> fork_counts_;  // per task spec
   SyncObjects sync_;

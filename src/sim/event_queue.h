@@ -22,10 +22,18 @@ enum class AgendaKind : uint8_t { kTaskStart, kTaskWake, kBurstEnd, kTick, kClas
 // the jiffy so that one comparison orders it after everything else due at its instant.
 struct AgendaItem {
   Time time;
-  uint64_t seq_kind;    // jiffy << 63 | insertion sequence << 8 | kind
-  int32_t target;       // task spec, task or CPU
-  uint32_t generation;  // compared with the low 32 bits of the owner's counter
+  uint64_t seq_kind;  // jiffy << 63 | insertion sequence << 8 | kind
+  // The target (task spec, task or CPU) and a generation compared with the low 32 bits
+  // of the owner's counter, in one word: written and read whole, which keeps the
+  // processor's store-to-load forwarding working when items move through the heaps.
+  uint64_t target_generation;
   AgendaKind kind() const { return static_cast<AgendaKind>(seq_kind & 0xff); }
+  int32_t target() const { return static_cast<int32_t>(static_cast<uint32_t>(target_generation)); }
+  uint32_t generation() const { return static_cast<uint32_t>(target_generation >> 32); }
+  static uint64_t pack(int32_t target, uint64_t generation) {
+    return static_cast<uint64_t>(static_cast<uint32_t>(target)) |
+           static_cast<uint64_t>(static_cast<uint32_t>(generation)) << 32;
+  }
 };
 
 class Agenda {
@@ -33,20 +41,18 @@ class Agenda {
   explicit Agenda(int slots = 0) : slot_pos_(static_cast<size_t>(slots), -1) {}
 
   void push(Time t, AgendaKind kind, int32_t target, uint64_t generation) {
-    heap_.push_back(AgendaItem{t, tag(kind), target, static_cast<uint32_t>(generation)});
-    heap_up(heap_.size() - 1);
+    heap_.emplace_back();
+    heap_up(heap_.size() - 1, AgendaItem{t, tag(kind), AgendaItem::pack(target, generation)});
   }
   // Sets (or moves) the event of a slot; target is the slot.
   void set_slot(int32_t slot, Time t, AgendaKind kind) {
-    const AgendaItem item{t, tag(kind), slot, 0};
+    const AgendaItem item{t, tag(kind), AgendaItem::pack(slot, 0)};
     int32_t& pos = slot_pos_[static_cast<size_t>(slot)];
     if (pos < 0) {
       pos = static_cast<int32_t>(slots_.size());
-      slots_.push_back(item);
-    } else {
-      slots_[static_cast<size_t>(pos)] = item;
+      slots_.emplace_back();
     }
-    if (!slot_up(static_cast<size_t>(pos))) slot_down(static_cast<size_t>(pos));
+    sift_slot(static_cast<size_t>(pos), item);
   }
   void clear_slot(int32_t slot) {
     const int32_t pos = slot_pos_[static_cast<size_t>(slot)];
@@ -59,9 +65,9 @@ class Agenda {
     if (slot_first()) {
       remove_slot_at(0);
     } else {
-      heap_[0] = heap_.back();
+      const AgendaItem last = heap_.back();
       heap_.pop_back();
-      if (!heap_.empty()) heap_down(0);
+      if (!heap_.empty()) heap_down(0, last);
     }
   }
   size_t size() const { return heap_.size() + slots_.size(); }
@@ -80,9 +86,11 @@ class Agenda {
     if (slots_.empty()) return false;
     return heap_.empty() || Later{}(heap_[0], slots_[0]);
   }
+  // The sifts carry the item being placed in registers and write it once, into the hole
+  // it ends in: writing it first and reading it back would defeat store-to-load
+  // forwarding (two 8-byte stores read as one 16-byte load).
   // The main heap is 4-ary: half the depth of a binary heap for the many sleep timers.
-  void heap_up(size_t i) {
-    const AgendaItem item = heap_[i];
+  void heap_up(size_t i, const AgendaItem& item) {
     while (i > 0) {
       const size_t parent = (i - 1) / 4;
       if (!Later{}(heap_[parent], item)) break;
@@ -91,8 +99,7 @@ class Agenda {
     }
     heap_[i] = item;
   }
-  void heap_down(size_t i) {
-    const AgendaItem item = heap_[i];
+  void heap_down(size_t i, const AgendaItem& item) {
     const size_t n = heap_.size();
     for (;;) {
       const size_t first = 4 * i + 1;
@@ -108,13 +115,11 @@ class Agenda {
     heap_[i] = item;
   }
   void place(size_t i) {
-    slot_pos_[static_cast<size_t>(slots_[i].target)] = static_cast<int32_t>(i);
+    slot_pos_[static_cast<size_t>(slots_[i].target())] = static_cast<int32_t>(i);
   }
-  // Both move a hole instead of swapping, writing each displaced item and its position
-  // once.
-  bool slot_up(size_t i) {
+  // Places `item` in the hole at i, moving it up or down the slot heap.
+  void sift_slot(size_t i, const AgendaItem& item) {
     const size_t start = i;
-    const AgendaItem item = slots_[i];
     while (i > 0) {
       const size_t parent = (i - 1) / 2;
       if (!Later{}(slots_[parent], item)) break;
@@ -122,36 +127,26 @@ class Agenda {
       place(i);
       i = parent;
     }
-    slots_[i] = item;
-    place(i);
-    return i != start;
-  }
-  void slot_down(size_t i) {
-    const AgendaItem item = slots_[i];
-    const size_t n = slots_.size();
-    for (;;) {
-      const size_t l = 2 * i + 1, r = l + 1;
-      if (l >= n) break;
-      const size_t best = r < n && Later{}(slots_[l], slots_[r]) ? r : l;
-      if (!Later{}(item, slots_[best])) break;
-      slots_[i] = slots_[best];
-      place(i);
-      i = best;
+    if (i == start) {
+      const size_t n = slots_.size();
+      for (;;) {
+        const size_t l = 2 * i + 1, r = l + 1;
+        if (l >= n) break;
+        const size_t best = r < n && Later{}(slots_[l], slots_[r]) ? r : l;
+        if (!Later{}(item, slots_[best])) break;
+        slots_[i] = slots_[best];
+        place(i);
+        i = best;
+      }
     }
     slots_[i] = item;
     place(i);
   }
   void remove_slot_at(size_t i) {
-    slot_pos_[static_cast<size_t>(slots_[i].target)] = -1;
-    const size_t last = slots_.size() - 1;
-    if (i != last) {
-      slots_[i] = slots_[last];
-      slots_.pop_back();
-      place(i);
-      if (!slot_up(i)) slot_down(i);
-    } else {
-      slots_.pop_back();
-    }
+    slot_pos_[static_cast<size_t>(slots_[i].target())] = -1;
+    const AgendaItem last = slots_.back();
+    slots_.pop_back();
+    if (i < slots_.size()) sift_slot(i, last);
   }
 
   std::vector<AgendaItem> heap_;
