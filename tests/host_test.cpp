@@ -240,23 +240,31 @@ TEST(HostRecord, RecordAndHostRunMeasureTheRealKernelAndRestoreTracing) {
 
   // `host run`: the scenario's own threads, named as in the scenario, with its marks. Two
   // hogs pinned to CPU 0 at nice 0 and 5 split it 1024:335; a 10 ms timer task ticks 100
-  // times a second.
+  // times a second; a SCHED_DEADLINE task (2 ms every 10 ms, using 0.5) runs a job per
+  // period and meets its deadlines.
   const auto scenario = std::filesystem::temp_directory_path() / "schedlab-host-run.json";
   std::ofstream(scenario) << R"({"global": {"duration": 2}, "tasks": {
       "a": {"cpus": [0], "loop": -1, "run": 100000},
       "b": {"cpus": [0], "loop": -1, "run": 100000, "priority": 5},
       "t": {"cpus": [1], "loop": -1, "run": 1000,
             "timer": {"ref": "tick", "period": 10000, "mode": "absolute"},
-            "mark": "ticks"}}})";
+            "mark": "ticks"},
+      "d": {"policy": "SCHED_DEADLINE", "dl-runtime": 2000, "dl-period": 10000, "loop": -1,
+            "run": 500, "timer": {"ref": "unique", "period": 10000}}}})";
   std::ostringstream host_out, host_err;
   ASSERT_EQ(cli_main({"host", "run", scenario.string(), "--json"}, host_out, host_err), 0)
       << host_err.str();
   EXPECT_EQ(tracing_settings(dir), before);
   const auto j = nlohmann::json::parse(host_out.str());
   std::map<std::string, double> cpu;
-  for (const auto& t : j["tasks"])
+  for (const auto& t : j["tasks"]) {
     cpu[t["name"].get<std::string>()] = t["cpu_time_ns"].get<double>();
-  ASSERT_EQ(cpu.size(), 3u) << host_out.str();
+    if (t["name"] == "d") {
+      EXPECT_NEAR(t["dl_jobs"].get<double>(), 200, 3);
+      EXPECT_LE(t["deadline_misses"].get<double>(), 4);  // a VM's vCPU may stall now and then
+    }
+  }
+  ASSERT_EQ(cpu.size(), 4u) << host_out.str();
   EXPECT_NEAR(cpu["a"] / (cpu["a"] + cpu["b"]), 1024.0 / 1359.0, 0.05 * 1024.0 / 1359.0);
   const double ticks = j["marks"]["ticks"]["count"].get<double>();
   EXPECT_NEAR(ticks, 200, 2);  // 2 s of a 10 ms period, within 1 %

@@ -84,6 +84,11 @@ Metrics measure_on_host(const Scenario& scenario, const HostRunArgs& a, std::ost
   std::set<std::string> ours;
   for (const auto& [tid, thread] : result.threads) ours.insert(thread.name);
   std::erase_if(m.tasks, [&](const TaskMetrics& t) { return !ours.count(t.name); });
+  for (TaskMetrics& t : m.tasks)
+    if (const auto it = result.dl_jobs.find(t.name); it != result.dl_jobs.end()) {
+      t.dl_jobs = it->second.first;
+      t.deadline_misses = it->second.second;
+    }
   double sum = 0, sum_sq = 0;
   for (const TaskMetrics& t : m.tasks) {
     const auto x = static_cast<double>(t.cpu_time_ns);

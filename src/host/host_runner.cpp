@@ -222,7 +222,24 @@ class Runner {
     Rng rng{1};
     int64_t id = 0;  // for spinlock ownership
     std::optional<std::pair<std::vector<int>, SchedSettings>> applied;
+    // SCHED_DEADLINE jobs, as the simulator counts them: a job runs from an activation
+    // to the next timer step; it misses when it ends after activation + dl-deadline.
+    Time dl_job_deadline = -1;  // -1: no job open
+    uint64_t dl_jobs = 0, dl_misses = 0;
   };
+
+  bool deadline_task(const Thread& t) const {
+    return t.applied && t.applied->second.policy == SchedPolicy::kDeadline;
+  }
+  void dl_job_end(Thread& t) {
+    if (t.dl_job_deadline < 0) return;
+    ++t.dl_jobs;
+    if (mono_now() > t.dl_job_deadline) ++t.dl_misses;
+    t.dl_job_deadline = -1;
+  }
+  void dl_job_start(Thread& t, Time activation) {
+    if (deadline_task(t)) t.dl_job_deadline = activation + t.applied->second.dl_deadline_ns;
+  }
 
   std::vector<Waitable*> waitables() {
     std::vector<Waitable*> v;
@@ -291,7 +308,10 @@ class Runner {
     if (t.applied && t.applied->first == cpus && t.applied->second.policy == s.policy &&
         t.applied->second.nice == s.nice && t.applied->second.rt_priority == s.rt_priority)
       return;
+    const bool was_deadline = deadline_task(t);
     t.applied = std::make_pair(cpus, s);
+    if (was_deadline && s.policy != SchedPolicy::kDeadline) dl_job_end(t);
+    if (!was_deadline && s.policy == SchedPolicy::kDeadline) dl_job_start(t, mono_now());
     cpu_set_t set;
     CPU_ZERO(&set);
     if (cpus.empty()) {
@@ -343,10 +363,21 @@ class Runner {
           const auto& cpus = phase.cpus ? phase.cpus : spec.cpus;
           apply(t, cpus.value_or(std::vector<int>{}), phase.sched.value_or(spec.sched));
           for (const Step& step : phase.steps)
-            if (stop_ || !execute(t, step)) return;
+            if (stop_ || !execute(t, step)) return finish(t);
         }
       }
     }
+    finish(t);
+  }
+
+  // A job still open past its deadline has missed it (as at the simulator's end).
+  void finish(Thread& t) {
+    if (t.dl_job_deadline >= 0 && mono_now() > t.dl_job_deadline) dl_job_end(t);
+    if (t.dl_jobs == 0) return;
+    std::lock_guard<std::mutex> g(names_m_);
+    auto& [jobs, misses] = result_.dl_jobs[t.name];
+    jobs += t.dl_jobs;
+    misses += t.dl_misses;
   }
 
   bool lock_mutex(int32_t m) {
@@ -520,7 +551,14 @@ class Runner {
       next = st.next;
       if (mono_now() >= next && !s.absolute) st.next = mono_now();
     }
-    if (mono_now() < next) return sleep_until(next);
+    dl_job_end(t);  // a deadline task's job is one period's work
+    const Time now = mono_now();
+    if (now < next) {
+      const bool ok = sleep_until(next);
+      dl_job_start(t, next);
+      return ok;
+    }
+    dl_job_start(t, now);  // the period is already over: the next job starts now
     return true;
   }
 

@@ -40,6 +40,8 @@ struct HostRunResult {
   Time start_ns = 0, end_ns = 0;           // CLOCK_MONOTONIC
   std::map<int64_t, KnownThread> threads;  // kernel tid -> task instance name, first mask
   std::map<std::string, HostMark> marks;
+  // SCHED_DEADLINE jobs and misses per task instance, counted by the threads themselves.
+  std::map<std::string, std::pair<uint64_t, uint64_t>> dl_jobs;
   double loops_per_us = 0;  // the busy-loop calibration used
   std::string calibration_note;
   bool interrupted = false, timed_out = false;
