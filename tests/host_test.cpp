@@ -150,10 +150,18 @@ TEST(HostBench, PolicyNiceAndAffinityWrapTheCommand) {
   o.policy = "SCHED_OTHER";
   o.nice = 0;
   o.cpus = "";
-  EXPECT_EQ(bench_command(o, 4, "clip.yuv"),
-            (std::vector<std::string>{"x264", "--preset", "ultrafast", "--threads", "4",
-                                      "--input-res", "704x576", "--fps", "25", "--frames", "100",
-                                      "-o", "/dev/null", "clip.yuv"}));
+  // E1's command line A: no scenecut, no lookahead, qp 20; B: medium at 2000 kbit/s.
+  EXPECT_EQ(
+      bench_command(o, 4, "clip.yuv"),
+      (std::vector<std::string>{"x264", "--preset", "ultrafast", "--threads", "4", "--no-scenecut",
+                                "--sync-lookahead", "0", "--qp", "20", "--input-res", "704x576",
+                                "--fps", "25", "--frames", "100", "-o", "/dev/null", "clip.yuv"}));
+  o.preset = "medium";
+  const std::vector<std::string> b = bench_command(o, 2, "clip.yuv");
+  const auto bitrate = std::find(b.begin(), b.end(), "-B");
+  ASSERT_NE(bitrate, b.end());
+  EXPECT_EQ(*(bitrate + 1), "2000");
+  o.preset = "ultrafast";
   o.policy = "SCHED_ISO";
   EXPECT_THROW(bench_command(o, 1, ""), InputError);
 }

@@ -190,8 +190,16 @@ std::vector<std::string> bench_command(const HostBenchOptions& o, int count,
                      "expected SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO or SCHED_RR");
   if (o.nice != 0) argv.insert(argv.end(), {"nice", "-n", std::to_string(o.nice)});
   if (o.program == "x264") {
-    argv.insert(argv.end(), {"x264", "--preset", o.preset, "--threads", std::to_string(count),
-                             "--input-res", fmt::format("{}x{}", o.width, o.height), "--fps", "25",
+    argv.insert(argv.end(), {"x264", "--preset", o.preset, "--threads", std::to_string(count)});
+    // E1's command lines (EXPERIMENTS.md): A ultrafast without lookahead at qp 20, B the
+    // default preset at 2000 kbit/s, C veryslow at crf 20.
+    if (o.preset == "ultrafast")
+      argv.insert(argv.end(), {"--no-scenecut", "--sync-lookahead", "0", "--qp", "20"});
+    else if (o.preset == "medium")
+      argv.insert(argv.end(), {"-B", "2000"});
+    else if (o.preset == "veryslow")
+      argv.insert(argv.end(), {"--crf", "20"});
+    argv.insert(argv.end(), {"--input-res", fmt::format("{}x{}", o.width, o.height), "--fps", "25",
                              "--frames", std::to_string(o.frames), "-o", "/dev/null", clip});
   } else if (o.program == "tbench") {
     argv.insert(argv.end(), {"tbench", "-t", fmt::format("{:g}", o.seconds), "-c",
