@@ -249,7 +249,9 @@ TEST(HostRecord, RecordAndHostRunMeasureTheRealKernelAndRestoreTracing) {
   // `host run`: the scenario's own threads, named as in the scenario, with its marks. Two
   // hogs pinned to CPU 0 at nice 0 and 5 split it 1024:335; a 10 ms timer task ticks 100
   // times a second; a SCHED_DEADLINE task (2 ms every 10 ms, using 0.5) runs a job per
-  // period and meets its deadlines.
+  // period and meets its deadlines, while one that needs 3 ms of its 2 ms budget is
+  // throttled into the next period and misses at least every other deadline (the
+  // simulator: 134 jobs, 67 missed).
   const auto scenario = std::filesystem::temp_directory_path() / "schedlab-host-run.json";
   std::ofstream(scenario) << R"({"global": {"duration": 2}, "tasks": {
       "a": {"cpus": [0], "loop": -1, "run": 100000},
@@ -258,7 +260,9 @@ TEST(HostRecord, RecordAndHostRunMeasureTheRealKernelAndRestoreTracing) {
             "timer": {"ref": "tick", "period": 10000, "mode": "absolute"},
             "mark": "ticks"},
       "d": {"policy": "SCHED_DEADLINE", "dl-runtime": 2000, "dl-period": 10000, "loop": -1,
-            "run": 500, "timer": {"ref": "unique", "period": 10000}}}})";
+            "run": 500, "timer": {"ref": "unique", "period": 10000}},
+      "over": {"policy": "SCHED_DEADLINE", "dl-runtime": 2000, "dl-period": 10000, "loop": -1,
+               "run": 3000, "timer": {"ref": "unique", "period": 10000}}}})";
   std::ostringstream host_out, host_err;
   ASSERT_EQ(cli_main({"host", "run", scenario.string(), "--json"}, host_out, host_err), 0)
       << host_err.str();
@@ -267,12 +271,18 @@ TEST(HostRecord, RecordAndHostRunMeasureTheRealKernelAndRestoreTracing) {
   std::map<std::string, double> cpu;
   for (const auto& t : j["tasks"]) {
     cpu[t["name"].get<std::string>()] = t["cpu_time_ns"].get<double>();
+    const double jobs = t["dl_jobs"].get<double>(), misses = t["deadline_misses"].get<double>();
     if (t["name"] == "d") {
-      EXPECT_NEAR(t["dl_jobs"].get<double>(), 200, 3);
-      EXPECT_LE(t["deadline_misses"].get<double>(), 4);  // a VM's vCPU may stall now and then
+      EXPECT_NEAR(jobs, 200, 3);
+      // A late wake-up of a VM's idle vCPU (milliseconds here) is a real miss: allow a few.
+      EXPECT_LE(misses, 0.05 * jobs);
+    }
+    if (t["name"] == "over") {
+      EXPECT_GT(jobs, 50);
+      EXPECT_GE(misses, 0.5 * jobs);
     }
   }
-  ASSERT_EQ(cpu.size(), 4u) << host_out.str();
+  ASSERT_EQ(cpu.size(), 5u) << host_out.str();
   EXPECT_NEAR(cpu["a"] / (cpu["a"] + cpu["b"]), 1024.0 / 1359.0, 0.05 * 1024.0 / 1359.0);
   const double ticks = j["marks"]["ticks"]["count"].get<double>();
   EXPECT_NEAR(ticks, 200, 2);  // 2 s of a 10 ms period, within 1 %

@@ -178,11 +178,12 @@ void Analyzer::event(const SchedEvent& e) {
       mk.count += static_cast<uint64_t>(e.value);
       if (mk.first_ns < 0) mk.first_ns = e.time;
       mk.last_ns = e.time;
-      const auto [last, first_of_task] = last_mark_.try_emplace({e.arg, e.task}, e.time);
-      if (!first_of_task) {
-        mk.interval.add(e.time - last->second);
-        last->second = e.time;
-      }
+      const auto mark = static_cast<size_t>(e.arg), task = static_cast<size_t>(e.task);
+      if (mark >= last_mark_.size()) last_mark_.resize(mark + 1);
+      if (task >= last_mark_[mark].size()) last_mark_[mark].resize(task + 1, -1);
+      Time& last = last_mark_[mark][task];
+      if (last >= 0) mk.interval.add(e.time - last);
+      last = e.time;
       break;
     }
     case EventType::kDlJob: {

@@ -71,7 +71,7 @@ class Analyzer final : public EventSink {
     bool all_cpus = true;
     CpuMask allowed;
   };
-  std::map<std::pair<int64_t, TaskId>, Time> last_mark_;  // by mark index and task
+  std::vector<std::vector<Time>> last_mark_;  // [mark][task]: its last such mark, or -1
   struct CpuTrack {
     TaskId curr = kNoTask;
     Time since = 0;

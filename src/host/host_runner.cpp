@@ -532,14 +532,19 @@ class Runner {
   // rt-app's timer: the next boundary of the period grid from t_first; relative mode
   // restarts the grid after a miss.
   bool timer(Thread& t, const Step& s) {
+    // The next period boundary; in relative mode a late period restarts from now.
+    auto advance = [&](Time& boundary) {
+      boundary += s.duration_ns;
+      const Time due = boundary;
+      if (!s.absolute && mono_now() >= due) boundary = mono_now();
+      return due;
+    };
     Time next = 0;
     if (w_.timer_unique[s.object]) {
       auto it = std::find_if(t.unique_timers.begin(), t.unique_timers.end(),
                              [&](const auto& p) { return p.first == s.object; });
       if (it == t.unique_timers.end()) it = t.unique_timers.insert(it, {s.object, t.t_first});
-      it->second += s.duration_ns;
-      next = it->second;
-      if (mono_now() >= next && !s.absolute) it->second = mono_now();
+      next = advance(it->second);
     } else {
       SharedTimer& st = timers_[s.object];
       std::lock_guard<std::mutex> g(st.m);
@@ -547,9 +552,7 @@ class Runner {
         st.started = true;
         st.next = t.t_first;
       }
-      st.next += s.duration_ns;
-      next = st.next;
-      if (mono_now() >= next && !s.absolute) st.next = mono_now();
+      next = advance(st.next);
     }
     dl_job_end(t);  // a deadline task's job is one period's work
     const Time now = mono_now();

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "policy/registry.h"
+#include "policy/task_list.h"
 
 namespace schedlab {
 namespace {
@@ -209,7 +210,7 @@ class Bfs final : public SchedClass {
     bool in_expired = false;  // in the level's expired index (fast path)
     uint64_t seq = 0;         // position in its list: larger is later
     TaskId parent = kNoTask;
-    TaskId prev_in_list = kNoTask, next_in_list = kNoTask;
+    TaskLinks links;  // its place in lists_[prio]
   };
 
   int64_t jiffies() const { return ctx_->now() / ctx_->tick_ns(); }
@@ -296,14 +297,7 @@ class Bfs final : public SchedClass {
     e.prio = prio_of(t);
     e.seq = next_seq_++;
     if (e.prio >= kMaxRtPrio) index_add(e);
-    auto& list = lists_[e.prio];
-    e.prev_in_list = list.tail;
-    e.next_in_list = kNoTask;
-    if (list.tail != kNoTask)
-      se_[list.tail].next_in_list = t.id;
-    else
-      list.head = t.id;
-    list.tail = t.id;
+    list_append(lists_[e.prio], se_, t.id);
     e.queued = true;
     bitmap_[e.prio / 64] |= uint64_t{1} << (e.prio % 64);
   }
@@ -311,17 +305,9 @@ class Bfs final : public SchedClass {
   void remove(Task& t) {
     Entity& e = se_[t.id];
     if (e.prio >= kMaxRtPrio) index_remove(e);
-    auto& list = lists_[e.prio];
-    if (e.prev_in_list != kNoTask)
-      se_[e.prev_in_list].next_in_list = e.next_in_list;
-    else
-      list.head = e.next_in_list;
-    if (e.next_in_list != kNoTask)
-      se_[e.next_in_list].prev_in_list = e.prev_in_list;
-    else
-      list.tail = e.prev_in_list;
+    list_unlink(lists_[e.prio], se_, t.id);
     e.queued = false;
-    if (list.head == kNoTask) bitmap_[e.prio / 64] &= ~(uint64_t{1} << (e.prio % 64));
+    if (lists_[e.prio].empty()) bitmap_[e.prio / 64] &= ~(uint64_t{1} << (e.prio % 64));
   }
 
   // The same choice without scanning, for a level whose tasks may all run anywhere on a
@@ -396,7 +382,7 @@ class Bfs final : public SchedClass {
       }
       Task* best = nullptr;
       int64_t earliest = 0;
-      for (TaskId id = lists_[idx].head; id != kNoTask; id = se_[id].next_in_list) {
+      for (TaskId id = lists_[idx].head; id != kNoTask; id = se_[id].links.next) {
         Task& p = *se_[id].task;
         if (!p.allowed_on(cpu)) continue;
         if (idx < kMaxRtPrio) {
@@ -497,17 +483,13 @@ class Bfs final : public SchedClass {
     ctx_->resched(target);
   }
 
-  struct List {
-    TaskId head = kNoTask, tail = kNoTask;
-  };
-
   int64_t base_rr_interval_ms_;
   bool scale_rr_;
   int64_t rr_interval_ms_ = 6;
   std::array<int64_t, 40> prio_ratios_{};
   std::vector<int> locality_;
   std::vector<Entity> se_;
-  std::array<List, kPrioLimit> lists_{};
+  std::array<TaskList, kPrioLimit> lists_{};
   std::array<uint64_t, 2> bitmap_{};
   std::vector<int> cpu_curr_prio_;
   std::vector<int64_t> cpu_curr_deadline_;   // the running task's deadline, as rq_deadline

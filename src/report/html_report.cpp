@@ -2,24 +2,9 @@
 
 #include <fmt/format.h>
 
-namespace schedlab {
+#include "report/xml_escape.h"
 
-namespace {
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '&')
-      out += "&amp;";
-    else
-      out.push_back(c);
-  }
-  return out;
-}
-}  // namespace
+namespace schedlab {
 
 std::string html_report(const std::string& title, const std::string& version,
                         const std::vector<ReportSection>& sections) {
@@ -31,24 +16,25 @@ std::string html_report(const std::string& title, const std::string& version,
       "font-size:12px}}h2{{border-bottom:1px solid #ccc}}</style></head><body>\n"
       "<h1>{0}</h1>\n<p>schedlab {1}. Each point is the median of its repeats, with the minimum "
       "and maximum; seeds are derived from the scenario, the point and the repeat.</p>\n",
-      escape(title), escape(version));
+      xml_escape(title), xml_escape(version));
   h += "<ul>";
   for (std::size_t i = 0; i < sections.size(); ++i)
-    h += fmt::format("<li><a href=\"#s{}\">{}</a></li>", i, escape(sections[i].title));
+    h += fmt::format("<li><a href=\"#s{}\">{}</a></li>", i, xml_escape(sections[i].title));
   h += "</ul>\n";
   for (std::size_t i = 0; i < sections.size(); ++i) {
     const ReportSection& s = sections[i];
-    h += fmt::format("<h2 id=\"s{}\">{}</h2>\n<p>{}</p>\n", i, escape(s.title),
-                     escape(s.description));
-    for (const auto& [caption, table] : s.tables) h += "<h3>" + escape(caption) + "</h3>\n" + table;
+    h += fmt::format("<h2 id=\"s{}\">{}</h2>\n<p>{}</p>\n", i, xml_escape(s.title),
+                     xml_escape(s.description));
+    for (const auto& [caption, table] : s.tables)
+      h += "<h3>" + xml_escape(caption) + "</h3>\n" + table;
     for (const auto& [file, svg] : s.plots)
       h += fmt::format("<figure>{}<figcaption>{} (<a href=\"{}\">{}</a>)</figcaption></figure>\n",
-                       svg, escape(file), escape(file), escape(file));
-    h += "<details><summary>How it was run</summary>\n<pre>" + escape(s.command) + "</pre>\n";
-    h += "<p>Seeds: " + escape(s.seeds) + "</p>\n";
+                       svg, xml_escape(file), xml_escape(file), xml_escape(file));
+    h += "<details><summary>How it was run</summary>\n<pre>" + xml_escape(s.command) + "</pre>\n";
+    h += "<p>Seeds: " + xml_escape(s.seeds) + "</p>\n";
     if (!s.parameters.empty())
-      h += "<p>Scheduler parameters in effect:</p><pre>" + escape(s.parameters) + "</pre>\n";
-    h += "<pre>" + escape(s.scenario_text) + "</pre></details>\n";
+      h += "<p>Scheduler parameters in effect:</p><pre>" + xml_escape(s.parameters) + "</pre>\n";
+    h += "<pre>" + xml_escape(s.scenario_text) + "</pre></details>\n";
   }
   h += "</body></html>\n";
   return h;

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <vector>
 
+#include "report/xml_escape.h"
+
 namespace schedlab {
 
 namespace {
@@ -14,23 +16,6 @@ namespace {
 // Colour-blind-safe palette (Okabe-Ito).
 constexpr const char* kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                     "#E69F00", "#56B4E9", "#F0E442", "#000000"};
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '&')
-      out += "&amp;";
-    else if (c == '"')
-      out += "&quot;";
-    else
-      out.push_back(c);
-  }
-  return out;
-}
 
 // A "nice" tick step (1, 2 or 5 x 10^k) for about `target` ticks over span.
 double nice_step(double span, int target) {
@@ -99,7 +84,7 @@ std::string svg_plot(const Aggregate& a, const PlotOptions& o) {
                      kW, kH);
   svg += fmt::format(R"~(<text x="{}" y="24" font-size="15" text-anchor="middle">{}</text>)~"
                      "\n",
-                     kLeft + pw / 2, escape(o.title));
+                     kLeft + pw / 2, xml_escape(o.title));
   // axes and ticks
   svg += fmt::format(
       R"~(<g class="axes" stroke="#333"><line x1="{0}" y1="{1}" x2="{2}" y2="{1}"/><line x1="{0}" y1="{3}" x2="{0}" y2="{1}"/></g>)~"
@@ -115,17 +100,17 @@ std::string svg_plot(const Aggregate& a, const PlotOptions& o) {
     svg += fmt::format(
         R"~(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="#333"/><text x="{0:.1f}" y="{3}" text-anchor="middle">{4}</text>)~"
         "\n",
-        px(xs[i]), kTop + ph, kTop + ph + 5, kTop + ph + 20, escape(a.points[i]));
+        px(xs[i]), kTop + ph, kTop + ph + 5, kTop + ph + 20, xml_escape(a.points[i]));
   svg += fmt::format(
       R"~(<text x="{}" y="{}" text-anchor="middle">{}</text>)~"
       "\n",
       kLeft + pw / 2, kH - 15,
-      escape(o.x_label.empty() ? (a.axis_columns.empty() ? "point" : a.axis_columns.front())
-                               : o.x_label));
+      xml_escape(o.x_label.empty() ? (a.axis_columns.empty() ? "point" : a.axis_columns.front())
+                                   : o.x_label));
   svg += fmt::format(
       R"~(<text x="18" y="{}" text-anchor="middle" transform="rotate(-90 18 {})">{}</text>)~"
       "\n",
-      kTop + ph / 2, kTop + ph / 2, escape(o.y_label.empty() ? a.metric : o.y_label));
+      kTop + ph / 2, kTop + ph / 2, xml_escape(o.y_label.empty() ? a.metric : o.y_label));
   // one series per policy
   for (std::size_t k = 0; k < a.policies.size(); ++k) {
     const std::string& p = a.policies[k];
@@ -143,12 +128,12 @@ std::string svg_plot(const Aggregate& a, const PlotOptions& o) {
     svg += fmt::format(
         R"~(<g class="series" data-policy="{0}" stroke="{1}" fill="{1}"><polyline fill="none" stroke-width="2" points="{2}"/>{3}{4}</g>)~"
         "\n",
-        escape(p), colour, points, bars, dots);
+        xml_escape(p), colour, points, bars, dots);
     const double ly = kTop + 10 + 20 * static_cast<double>(k);
     svg += fmt::format(
         R"~(<g class="legend"><line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="{3}" stroke-width="2"/><text x="{4}" y="{5}">{6}</text></g>)~"
         "\n",
-        kLeft + pw + 15, ly, kLeft + pw + 40, colour, kLeft + pw + 46, ly + 4, escape(p));
+        kLeft + pw + 15, ly, kLeft + pw + 40, colour, kLeft + pw + 46, ly + 4, xml_escape(p));
   }
   svg += "</svg>\n";
   return svg;

@@ -474,8 +474,7 @@ void Engine::arm_tick(CpuId cpu) {
   // after the time the class wants one.
   const Time wanted = class_of(*cpu_curr_[cpu]).next_tick_wanted(cpu, *cpu_curr_[cpu]);
   // Divisions only when now_ crosses a jiffy or the class wants a later one.
-  if (now_ >= next_grid_ || now_ < next_grid_ - tick_ns_)
-    next_grid_ = (now_ / tick_ns_ + 1) * tick_ns_;
+  if (now_ >= next_grid_) next_grid_ = (now_ / tick_ns_ + 1) * tick_ns_;
   const Time next =
       wanted <= next_grid_ ? next_grid_ : (wanted + tick_ns_ - 1) / tick_ns_ * tick_ns_;
   if (c.tick_armed && c.tick_at <= next) return;

@@ -116,15 +116,7 @@ bool O1::expired_starving(const RunQueue& rq) const {
 void O1::enqueue_task(CpuId cpu, Entity& e, int array) {
   PrioArray& a = rq_[cpu].arrays[array];
   const int level = e.prio - kMaxRtPrio;
-  List& l = a.queue[level];
-  const TaskId id = e.task->id;
-  e.prev = l.tail;
-  e.next = kNoTask;
-  if (l.tail != kNoTask)
-    se_[l.tail].next = id;
-  else
-    l.head = id;
-  l.tail = id;
+  list_append(a.queue[level], se_, e.task->id);
   a.bitmap |= uint64_t{1} << level;
   ++a.nr_active;
   e.array = array;
@@ -134,16 +126,8 @@ void O1::enqueue_task(CpuId cpu, Entity& e, int array) {
 void O1::dequeue_task(Entity& e) {
   PrioArray& a = rq_[e.rq_cpu].arrays[e.array];
   const int level = e.prio - kMaxRtPrio;
-  List& l = a.queue[level];
-  if (e.prev != kNoTask)
-    se_[e.prev].next = e.next;
-  else
-    l.head = e.next;
-  if (e.next != kNoTask)
-    se_[e.next].prev = e.prev;
-  else
-    l.tail = e.prev;
-  if (l.head == kNoTask) a.bitmap &= ~(uint64_t{1} << level);
+  list_unlink(a.queue[level], se_, e.task->id);
+  if (a.queue[level].empty()) a.bitmap &= ~(uint64_t{1} << level);
   --a.nr_active;
   e.array = -1;
 }
@@ -389,7 +373,7 @@ std::string O1::check_invariants() const {
         if (bit != (rq.arrays[a].queue[level].head != kNoTask))
           return fmt::format("o1: CPU {} array {} bitmap disagrees at prio {}", cpu, a,
                              level + kMaxRtPrio);
-        for (TaskId id = rq.arrays[a].queue[level].head; id != kNoTask; id = se_[id].next) {
+        for (TaskId id = rq.arrays[a].queue[level].head; id != kNoTask; id = se_[id].links.next) {
           const Entity& e = se_[id];
           if (e.prio != level + kMaxRtPrio || e.array != a || e.rq_cpu != cpu)
             return fmt::format("o1: {} is listed at the wrong place", e.task->name);

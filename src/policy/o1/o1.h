@@ -22,6 +22,7 @@
 
 #include "policy/cfs/sched_domains.h"
 #include "policy/registry.h"
+#include "policy/task_list.h"
 
 namespace schedlab::o1 {
 
@@ -74,14 +75,11 @@ class O1 : public SchedClass {
     SleepType sleep_type = SleepType::kNormal;
     int array = -1;  // 0/1: which array of its CPU holds it; -1: none
     CpuId rq_cpu = kNoCpu;
-    TaskId prev = kNoTask, next = kNoTask;  // its priority list
+    TaskLinks links;  // its place in its priority list
     TaskId parent = kNoTask;
   };
-  struct List {
-    TaskId head = kNoTask, tail = kNoTask;
-  };
   struct PrioArray {
-    std::array<List, kLevels> queue{};
+    std::array<TaskList, kLevels> queue{};
     uint64_t bitmap = 0;
     int nr_active = 0;
   };

@@ -123,7 +123,7 @@ int O1::move_tasks(CpuId this_cpu, CpuId busiest, int max_nr_move, int64_t max_l
       TaskId id = src.arrays[array].queue[level].tail;
       while (id != kNoTask) {
         Entity& e = se_[id];
-        const TaskId prev_in_list = e.prev;
+        const TaskId prev_in_list = e.links.prev;
         bool skip_for_load = e.load_weight > rem_load_move;
         if (skip_for_load && idx < this_best_prio)
           skip_for_load = !best_prio_seen && idx == busiest_best_prio;

@@ -34,9 +34,8 @@ void StaircaseDeadline::attach(SchedContext& ctx) {
   O1::attach(ctx);
   rot_.resize(static_cast<size_t>(ctx.cpus()));
   // 1 + ilog2(CPUs)
-  const int64_t scale =
-      sd_.scale_rr_interval ? std::bit_width(static_cast<unsigned>(ctx.cpus())) : 1;
-  quota_ = sd_.rr_interval_ms * 1'000'000 * scale;
+  const int64_t scale = scale_rr_ ? std::bit_width(static_cast<unsigned>(ctx.cpus())) : 1;
+  quota_ = rr_interval_ms_ * 1'000'000 * scale;
 }
 
 void StaircaseDeadline::set_static(Entity& e, Stair& s) {
@@ -140,11 +139,9 @@ bool StaircaseDeadline::quota_check(CpuId cpu, Entity& e) {
 void StaircaseDeadline::minor_rotation(CpuId cpu, int level) {
   Rotation& r = rot_[cpu];
   for (int& reached : r.prio_level) reached = std::max(reached, level + 1);
-  std::vector<TaskId> on_level;
-  for (TaskId id = rq_[cpu].arrays[rq_[cpu].active].queue[level].head; id != kNoTask;
-       id = se_[id].next)
-    on_level.push_back(id);
-  for (TaskId id : on_level) move_down(cpu, se_[id]);
+  // Each step moves the head below this level or to the expired array.
+  const TaskList& on_level = rq_[cpu].arrays[rq_[cpu].active].queue[level];
+  while (!on_level.empty()) move_down(cpu, se_[on_level.head]);
 }
 
 // The active array is empty: the arrays swap, a new epoch begins, quotas are handed out
@@ -156,8 +153,8 @@ void StaircaseDeadline::major_rotation(CpuId cpu) {
   ++r.epoch;
   r.level_quota.fill(0);
   r.prio_level.fill(0);
-  for (const o1::O1::List& list : rq.arrays[rq.active].queue)
-    for (TaskId id = list.head; id != kNoTask; id = se_[id].next) {
+  for (const TaskList& list : rq.arrays[rq.active].queue)
+    for (TaskId id = list.head; id != kNoTask; id = se_[id].links.next) {
       Stair& s = stair_[id];
       s.used = 0;
       s.epoch = r.epoch;
@@ -226,13 +223,10 @@ void StaircaseDeadline::dequeue(CpuId cpu, Task& t, DequeueKind how) {
     minor_rotation(cpu, level);
 }
 
-// try_to_wake_up() of 2.6.21: a better level preempts, except a sync wake-up or a
-// thread's child on the waker's CPU; SCHED_BATCH never preempts.
+// try_to_wake_up() of 2.6.21 as in O(1) (a better level preempts), except that
+// SCHED_BATCH never preempts.
 void StaircaseDeadline::check_preempt(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how) {
-  if (how.kind == WakeKind::kFork && how.waker_cpu == cpu) return;
-  if (how.kind == WakeKind::kWakeup && how.sync && how.waker_cpu == cpu) return;
-  if (woken.policy == SchedPolicy::kBatch) return;
-  if (se_[woken.id].prio < se_[curr.id].prio) ctx_->resched(cpu);
+  if (woken.policy != SchedPolicy::kBatch) O1::check_preempt(cpu, curr, woken, how);
 }
 
 Task* StaircaseDeadline::pick_next(CpuId cpu) {
@@ -280,7 +274,7 @@ std::string StaircaseDeadline::check_invariants() const {
     const Rotation& r = rot_[cpu];
     for (int a = 0; a < 2; ++a)
       for (int level = 0; level < kLevels; ++level)
-        for (TaskId id = rq.arrays[a].queue[level].head; id != kNoTask; id = se_[id].next) {
+        for (TaskId id = rq.arrays[a].queue[level].head; id != kNoTask; id = se_[id].links.next) {
           const Stair& s = stair_[id];
           const std::string& name = se_[id].task->name;
           const uint64_t row = prio_matrix(s.static_level);

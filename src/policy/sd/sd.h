@@ -29,6 +29,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "policy/o1/o1.h"
@@ -48,7 +49,8 @@ struct Tunables {
 
 class StaircaseDeadline final : public o1::O1 {
  public:
-  explicit StaircaseDeadline(Tunables t) : O1(t.o1), sd_(t) {}
+  explicit StaircaseDeadline(Tunables t)
+      : O1(std::move(t.o1)), rr_interval_ms_(t.rr_interval_ms), scale_rr_(t.scale_rr_interval) {}
 
   void attach(SchedContext& ctx) override;
   void task_new(Task& t, const Task* parent) override;
@@ -93,8 +95,9 @@ class StaircaseDeadline final : public o1::O1 {
   void minor_rotation(CpuId cpu, int level);
   void major_rotation(CpuId cpu);
 
-  Tunables sd_;
-  int64_t quota_ = 0;  // rr_interval in ns
+  int64_t rr_interval_ms_;
+  bool scale_rr_;
+  int64_t quota_ = 0;  // rr_interval in ns, scaled for the machine at attach
   std::vector<Stair> stair_;
   std::vector<Rotation> rot_;
 };

@@ -19,19 +19,6 @@
 
 namespace schedlab {
 
-namespace {
-
-std::optional<std::vector<int>> read_cpus(const JsonReader& r, const JValue& v,
-                                          const std::string& key, int machine_cpus) {
-  std::vector<int> cpus = r.int_list(v, key);
-  for (int c : cpus)
-    if (c < 0 || c >= machine_cpus)
-      r.fail(key, fmt::format("CPU {} is outside the machine's {} CPUs", c, machine_cpus));
-  return cpus;
-}
-
-}  // namespace
-
 void generate_pert(const JValue& spec, const GeneratorContext& ctx, Workload& w) {
   const JsonReader& r = ctx.reader;
   std::string name = "pert";
@@ -41,7 +28,7 @@ void generate_pert(const JValue& spec, const GeneratorContext& ctx, Workload& w)
     const std::string key = ctx.key + "." + k;
     if (k == "generator") continue;
     if (k == "cpus")
-      cpus = read_cpus(r, v, key, ctx.machine.cpus);
+      cpus = read_generator_cpus(ctx, v, key);
     else if (k == "nice")
       nice = static_cast<int>(r.integer_in(v, key, -20, 19));
     else if (k == "name")
@@ -78,9 +65,9 @@ void generate_konsole(const JValue& spec, const GeneratorContext& ctx, Workload&
     else if (k == "x_nice")
       x_nice = static_cast<int>(r.integer_in(v, key, -20, 19));
     else if (k == "cpus")
-      cpus = read_cpus(r, v, key, ctx.machine.cpus);
+      cpus = read_generator_cpus(ctx, v, key);
     else if (k == "x_cpus")
-      x_cpus = read_cpus(r, v, key, ctx.machine.cpus);
+      x_cpus = read_generator_cpus(ctx, v, key);
     else
       r.fail(key,
              "unknown key (generator, round_trips, daemon_every, burst_ns, x_ns, daemon_ns, "

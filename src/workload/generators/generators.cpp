@@ -1,6 +1,18 @@
 #include "workload/generators/generators.h"
 
+#include <fmt/format.h>
+
 namespace schedlab {
+
+std::vector<int> read_generator_cpus(const GeneratorContext& ctx, const JValue& v,
+                                     const std::string& key) {
+  std::vector<int> cpus = ctx.reader.int_list(v, key);
+  for (int c : cpus)
+    if (c < 0 || c >= ctx.machine.cpus)
+      ctx.reader.fail(key,
+                      fmt::format("CPU {} is outside the machine's {} CPUs", c, ctx.machine.cpus));
+  return cpus;
+}
 
 namespace {
 struct Entry {

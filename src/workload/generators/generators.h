@@ -36,6 +36,10 @@ void generate_konsole(const JValue& spec, const GeneratorContext& ctx, Workload&
 void generate_glitch1(const JValue& spec, const GeneratorContext& ctx, Workload& out);
 void generate_mediaplayer(const JValue& spec, const GeneratorContext& ctx, Workload& out);
 
+// A generator's `cpus`-style key: a list of CPUs of the machine (errors name the key).
+std::vector<int> read_generator_cpus(const GeneratorContext& ctx, const JValue& v,
+                                     const std::string& key);
+
 // x264's mv_range_thread lag in macroblock rows for a height, thread count and me_range.
 int x264_row_lag(int height, int threads, int me_range);
 

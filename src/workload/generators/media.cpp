@@ -13,6 +13,11 @@
 // amarok: per song the scanner parses tags (`song_ns`, 3 ms), asks mysqld (`query_ns`,
 //   1 ms of mysqld's time) in a synchronous round trip and reads the next file
 //   (`io_ns`, 2 ms asleep); mark `songs` per song and `collection_loaded` at the end.
+//
+// Every cost and period here is an assumption with a documented default: WORKLOADS.md
+// gives only "decode ≈ a few ms per frame on a timer" and a mysql-backed scanner. The
+// 20 ms period is about one sound-card period of 1024 frames at 48 kHz (21.3 ms),
+// rounded so that a 25 fps frame is two periods.
 #include <fmt/format.h>
 
 #include "workload/generators/builder.h"
@@ -52,16 +57,12 @@ void generate_mediaplayer(const JValue& spec, const GeneratorContext& ctx, Workl
       io_ns = r.duration(v, key, 0);
     else if (k == "nice")
       nice = static_cast<int>(r.integer_in(v, key, -20, 19));
-    else if (k == "cpus") {
-      cpus = r.int_list(v, key);
-      for (int c : *cpus)
-        if (c < 0 || c >= ctx.machine.cpus)
-          r.fail(key, fmt::format("CPU {} is outside the machine's {} CPUs", c, ctx.machine.cpus));
-    } else {
+    else if (k == "cpus")
+      cpus = read_generator_cpus(ctx, v, key);
+    else
       r.fail(key,
              "unknown key (generator, movie_s, fps, audio_period_ns, audio_ns, decode_ns, "
              "movie_delay_ns, songs, song_ns, query_ns, io_ns, nice, cpus)");
-    }
   }
   const Time frame_ns = kNsPerSec / fps;
   if (frame_ns % audio_period_ns != 0)
