@@ -426,8 +426,8 @@ int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
   ReproduceOptions repro;
   CLI::App* reproduce_cmd =
       app.add_subcommand("reproduce", "run the experiments of EXPERIMENTS.md");
-  reproduce_cmd->add_option("experiment", repro.which, "E1, E2, E3 or all")->required();
-  reproduce_cmd->add_flag("--quick", repro.quick, "fewer repeats and frames (about a minute)");
+  reproduce_cmd->add_option("experiment", repro.which, "E1, E2, E3, E4, E5 or all")->required();
+  reproduce_cmd->add_flag("--quick", repro.quick, "one run per point, shorter runs (all: seconds)");
   reproduce_cmd->add_option("--out", repro.out_dir, "output folder (default schedlab-results)");
   reproduce_cmd->add_option("--jobs", repro.jobs, "parallel runs (default: every core)")
       ->check(CLI::Range(1, 1024));

@@ -1,4 +1,4 @@
-// `schedlab reproduce E1|E2|E3|all`: the experiments of EXPERIMENTS.md as sweeps over the
+// `schedlab reproduce E1|E2|E3|E4|E5|all`: the experiments of EXPERIMENTS.md as sweeps over the
 // shipped scenarios, written to a folder as CSV, terminal tables, SVG plots and one
 // self-contained report.html.
 #pragma once
