@@ -108,6 +108,26 @@ TEST(Sd, ASleeperWakingInTheSameEpochKeepsItsPlaceAndQuota) {
   EXPECT_EQ(s.policy->check_invariants(), "");
 }
 
+// The same return as a SCHED_BATCH task: it gets its level back but does not preempt.
+TEST(Sd, ABatchTaskNeverPreemptsOnWakeUp) {
+  OneCpu s;
+  Task& sleeper = s.add("S");
+  Task& hog = s.add("H");
+  sleeper.policy = SchedPolicy::kBatch;
+  ASSERT_EQ(s.pick(), &sleeper);
+  s.run(sleeper, 2'000'000);
+  s.sleep(sleeper);
+  ASSERT_EQ(s.pick(), &hog);
+  s.run_until_resched(hog);
+  s.put_back(hog);
+  ASSERT_EQ(s.pick(), &hog);
+  s.wake(sleeper);
+  EXPECT_EQ(s.policy->level_of(sleeper.id), 1);
+  EXPECT_LT(s.policy->level_of(sleeper.id), s.policy->level_of(hog.id));
+  s.policy->check_preempt(0, hog, sleeper, WakeInfo{WakeKind::kWakeup, 0, false, kNoTask});
+  EXPECT_TRUE(s.ctx.pending.empty());
+}
+
 // A runs 8.5 ms before the tick that ends its quota: level 1 is left with 7.5 ms. B uses
 // them and the level's quota runs out while B still has 0.5 ms of its own: the minor
 // rotation pushes B to level 3 with a fresh 8 ms quota.
