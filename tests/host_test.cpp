@@ -250,8 +250,9 @@ TEST(HostRecord, RecordAndHostRunMeasureTheRealKernelAndRestoreTracing) {
   // hogs pinned to CPU 0 at nice 0 and 5 split it 1024:335; a 10 ms timer task ticks 100
   // times a second; a SCHED_DEADLINE task (2 ms every 10 ms, using 0.5) runs a job per
   // period and meets its deadlines, while one that needs 3 ms of its 2 ms budget is
-  // throttled into the next period and misses at least every other deadline (the
-  // simulator: 134 jobs, 67 missed).
+  // throttled into the next period and misses a large share of its deadlines (the
+  // simulator: 134 jobs, 67 missed; on this VM 46-85 %, fewer under load, when late
+  // wake-ups shift the periods).
   const auto scenario = std::filesystem::temp_directory_path() / "schedlab-host-run.json";
   std::ofstream(scenario) << R"({"global": {"duration": 2}, "tasks": {
       "a": {"cpus": [0], "loop": -1, "run": 100000},
@@ -279,7 +280,7 @@ TEST(HostRecord, RecordAndHostRunMeasureTheRealKernelAndRestoreTracing) {
     }
     if (t["name"] == "over") {
       EXPECT_GT(jobs, 50);
-      EXPECT_GE(misses, 0.5 * jobs);
+      EXPECT_GE(misses, 0.3 * jobs);
     }
   }
   ASSERT_EQ(cpu.size(), 5u) << host_out.str();
