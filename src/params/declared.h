@@ -1,0 +1,170 @@
+// Parameters declared once. A family of parameters (a scheduler's tunables and feature
+// switches, a workload generator's knobs) is one X-macro list, one line per parameter:
+//
+//   #define RR_PARAMS(X)
+//     X(int64_t, slice_ns, 10'000'000, params::at_least(1), "schedlab",
+//       "time a task runs before it goes to the tail")
+//   SCHEDLAB_DECLARE_PARAMS(RrParams, RR_PARAMS)
+//
+// (each line of the list ending in a backslash).
+//
+// and from that line follow the typed field (`RrParams::slice_ns`, which code reads, so
+// a misspelt name fails to compile), its default, the parser of `name=value` text and of
+// scenario JSON, and the row `schedlab policies` / `schedlab generators` lists, as the
+// kernel's `SCHED_FEAT(START_DEBIT, true)` gives the enum, the default and the test.
+// Presets are rows of defaults: a value of the struct with some fields changed.
+//
+// Column by column: X(type, name, default, limits, since, effect)
+//   type    bool, int, int64_t, double or std::string
+//   limits  params::any(), params::at_least(lo), params::range(lo, hi),
+//           params::one_of({"a", "b"}) for strings; `.or_word("auto", 0)` lets a number
+//           be written as a word (x264's `threads: "auto"`)
+//   since   the release or source the parameter and its default come from
+//   effect  one line: what it changes
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "json/jtree.h"
+
+namespace schedlab::params {
+
+struct Limits {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  std::vector<std::string> choices;                       // a string parameter's values
+  std::vector<std::pair<std::string, int64_t>> words;     // words a number may be written as
+  Limits or_word(std::string word, int64_t value) const {
+    Limits l = *this;
+    l.words.emplace_back(std::move(word), value);
+    return l;
+  }
+};
+inline Limits any() { return {}; }
+inline Limits at_least(double lo) { return {lo, std::numeric_limits<double>::infinity(), {}, {}}; }
+inline Limits range(double lo, double hi) { return {lo, hi, {}, {}}; }
+inline Limits one_of(std::vector<std::string> choices) {
+  Limits l;
+  l.choices = std::move(choices);
+  return l;
+}
+
+// One parameter as listed: every column as text.
+struct Row {
+  std::string name, type, value, since, effect;
+};
+
+// The declaration of one parameter of struct S.
+template <class S>
+struct Field {
+  using Member = std::variant<bool S::*, int S::*, int64_t S::*, double S::*, std::string S::*>;
+  const char* name;
+  const char* type;
+  Member member;
+  Limits limits;
+  const char* since;
+  const char* effect;
+};
+
+// Untyped helpers (declared_params.cpp). `where` names the owner in messages, e.g.
+// "policy 'rr'" or "generator 'x264'".
+struct Target {
+  std::string file, key, where;
+};
+[[noreturn]] void fail(const Target& at, const std::string& reason);
+void parse_text(const Target& at, const std::string& text, const Limits& l, bool& out);
+void parse_text(const Target& at, const std::string& text, const Limits& l, int& out);
+void parse_text(const Target& at, const std::string& text, const Limits& l, int64_t& out);
+void parse_text(const Target& at, const std::string& text, const Limits& l, double& out);
+void parse_text(const Target& at, const std::string& text, const Limits& l, std::string& out);
+void parse_json(const Target& at, const JValue& v, const Limits& l, bool& out);
+void parse_json(const Target& at, const JValue& v, const Limits& l, int& out);
+void parse_json(const Target& at, const JValue& v, const Limits& l, int64_t& out);
+void parse_json(const Target& at, const JValue& v, const Limits& l, double& out);
+void parse_json(const Target& at, const JValue& v, const Limits& l, std::string& out);
+std::string show(bool v);
+std::string show(int v);
+std::string show(int64_t v);
+std::string show(double v);
+std::string show(const std::string& v);
+[[noreturn]] void fail_unknown(const Target& at, const std::string& name,
+                               const std::vector<std::string>& known);
+
+// The family's table: every field of S in declaration order.
+template <class S>
+class Table {
+ public:
+  explicit Table(std::vector<Field<S>> fields) : fields_(std::move(fields)) {}
+  const std::vector<Field<S>>& fields() const { return fields_; }
+
+  const Field<S>* find(const std::string& name) const {
+    for (const Field<S>& f : fields_)
+      if (name == f.name) return &f;
+    return nullptr;
+  }
+  std::vector<std::string> names() const {
+    std::vector<std::string> n;
+    for (const Field<S>& f : fields_) n.emplace_back(f.name);
+    return n;
+  }
+
+  // `name=value` from the command line or a scenario's text; unknown names list the
+  // known ones. at.key is filled in as "--param NAME" when empty.
+  void set_text(S& s, const std::string& name, const std::string& text, Target at) const {
+    if (at.key.empty()) at.key = "--param " + name;
+    const Field<S>* f = find(name);
+    if (!f) fail_unknown(at, name, names());
+    std::visit([&](auto m) { parse_text(at, text, f->limits, s.*m); }, f->member);
+  }
+  void set_json(S& s, const std::string& name, const JValue& v, const Target& at) const {
+    const Field<S>* f = find(name);
+    if (!f) fail_unknown(at, name, names());
+    std::visit([&](auto m) { parse_json(at, v, f->limits, s.*m); }, f->member);
+  }
+  // Every member of a JSON object, in file order; `skip` names keys read elsewhere.
+  void set_object(S& s, const JValue& obj, const Target& at,
+                  const std::vector<std::string>& skip = {}) const {
+    for (const auto& [k, v] : obj.members) {
+      bool skipped = false;
+      for (const std::string& n : skip) skipped = skipped || n == k;
+      if (skipped) continue;
+      Target here = at;
+      here.key = at.key.empty() ? k : at.key + "." + k;
+      set_json(s, k, v, here);
+    }
+  }
+  std::string value_text(const S& s, const Field<S>& f) const {
+    return std::visit([&](auto m) { return show(s.*m); }, f.member);
+  }
+  std::vector<Row> rows(const S& values) const {
+    std::vector<Row> out;
+    for (const Field<S>& f : fields_)
+      out.push_back({f.name, f.type, value_text(values, f), f.since, f.effect});
+    return out;
+  }
+
+ private:
+  std::vector<Field<S>> fields_;
+};
+
+}  // namespace schedlab::params
+
+#define SCHEDLAB_PARAM_FIELD_(type, name, def, limits, since, effect) type name = def;
+#define SCHEDLAB_PARAM_ROW_(type, name, def, limits, since, effect) \
+  ::schedlab::params::Field<Self>{#name, #type, &Self::name, limits, since, effect},
+
+// Declares `struct Name` with one field per line of LIST and `Name::table()`.
+#define SCHEDLAB_DECLARE_PARAMS(Name, LIST)                                  \
+  struct Name {                                                              \
+    LIST(SCHEDLAB_PARAM_FIELD_)                                              \
+    static const ::schedlab::params::Table<Name>& table() {                  \
+      using Self = Name;                                                     \
+      static const ::schedlab::params::Table<Name> t({LIST(SCHEDLAB_PARAM_ROW_)}); \
+      return t;                                                              \
+    }                                                                        \
+  };
