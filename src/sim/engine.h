@@ -82,6 +82,18 @@ class Engine final : public SchedContext {
     CpuMask pending_allowed;
     SchedSettings pending_sched;
   };
+  // The Exec of each task, one heap object each: stable addresses as tasks are forked,
+  // and an index that costs the same whatever sizeof(Exec) is (a deque's depends on how
+  // many fit in its 512-byte blocks).
+  class ExecTable {
+   public:
+    Exec& operator[](TaskId id) { return *items_[static_cast<size_t>(id)]; }
+    const Exec& operator[](TaskId id) const { return *items_[static_cast<size_t>(id)]; }
+    Exec& emplace_back() { return *items_.emplace_back(std::make_unique<Exec>()); }
+
+   private:
+    std::vector<std::unique_ptr<Exec>> items_;
+  };
 
   struct Cpu {
     Time seg_start = 0;
@@ -205,7 +217,7 @@ class Engine final : public SchedContext {
   Rng rng_storage_;
   Agenda agenda_;
   std::deque<Task> tasks_;  // stable addresses as tasks are forked
-  std::deque<Exec> execs_;
+  ExecTable execs_;
   std::vector<Cpu> cpus_;
   std::vector<CpuId> pending_rescheds_;
   Time jiffy_at_ = -1;  // the pending jiffy entry's time, -1 if none
