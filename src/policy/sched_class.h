@@ -161,6 +161,8 @@ class SchedClass {
   // The engine skips the jiffies before it (as a tickless kernel would); a class that
   // looks at every tick (load averages, balancing) keeps the default, now.
   virtual Time next_tick_wanted(CpuId, const Task&) const { return ctx_->now(); }
+  // sched_yield() by the CPU's current task (a class's own rules: RT to the tail, a
+  // deadline task's job ends).
   virtual void yield(CpuId) {}
   // Before picking on cpu, with the previous task already put back (RT pull, the CFS
   // migration thread's active balance).
@@ -187,7 +189,7 @@ class SchedClass {
   // The running task's program ended (do_exit); dequeue(kExit) and task_dead follow at
   // its CPU's schedule(). Also sent for a task that exits before it ever joined a class.
   virtual void task_exiting(Task&) {}
-  // The run ends at now(), with tasks still alive: a class may report what is still open.
+  // The run ends at now() (tasks may still be alive): a class reports what is still open.
   virtual void run_ended() {}
   // The class's own consistency, checked with the engine's invariants: a description of
   // what is broken, or empty.
