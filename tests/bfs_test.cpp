@@ -154,7 +154,7 @@ TEST(Bfs, ATaskFromAnotherDieIsPickedOnlyWhenItsWeightedDeadlineIsEarliest) {
       t.runnable = true;
       t.cpu = last_cpu;
       bfs->task_new(t, nullptr);
-      bfs->enqueue(last_cpu, t, EnqueueKind::kWakeup);
+      bfs->enqueue(last_cpu, t, EnqueueFlags{EnqueueKind::kWakeup, {}});
       t.queued = true;
       return t;
     };

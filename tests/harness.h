@@ -50,7 +50,7 @@ class FakeContext final : public SchedContext {
   }
   void resched(CpuId cpu) override { pending.insert(cpu); }
   bool resched_pending(CpuId cpu) const override { return pending.count(cpu) > 0; }
-  void migrate_queued(Task&, CpuId) override {}
+  void migrate_queued(Task&, CpuId, uint32_t) override {}
   void set_now(Time t) { now_ = t; }
   void set_curr(CpuId cpu, Task* t) {
     cpu_curr_[cpu] = t;
@@ -83,7 +83,7 @@ struct HandDriven {
     t.custom_slice_ns = custom_slice;
     t.nice = nice;
     policy->task_new(t, parent);
-    policy->enqueue(0, t, EnqueueKind::kNew);
+    policy->enqueue(0, t, EnqueueFlags{EnqueueKind::kNew, WakeInfo{WakeKind::kFork, 0, false}});
     t.queued = true;
     return t;
   }
@@ -114,11 +114,14 @@ struct HandDriven {
     t.on_cpu = false;
     ctx.set_curr(0, nullptr);
   }
-  // A wake-up; `from_timer`: from interrupt context (no waking task).
+  // A wake-up; `from_timer`: from interrupt context (no waking task), else by a task (the
+  // one running here, if any; which one does not matter to the classes tested by hand).
   void wake(Task& t, bool from_timer = false) {
     t.runnable = true;
-    if (from_timer) policy->select_cpu(t, 0, WakeInfo{WakeKind::kWakeup, 0, false, kNoTask});
-    policy->enqueue(0, t, EnqueueKind::kWakeup);
+    const Task* curr = ctx.curr(0);
+    const WakeInfo how{WakeKind::kWakeup, 0, false, from_timer ? kNoTask : curr ? curr->id : t.id};
+    if (from_timer) policy->select_cpu(t, 0, how);
+    policy->enqueue(0, t, EnqueueFlags{EnqueueKind::kWakeup, how});
     t.queued = true;
   }
   Machine machine;

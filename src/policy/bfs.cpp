@@ -55,8 +55,8 @@ class Bfs final : public SchedClass {
         iso_cpu_(p.get("iso_cpu")),
         scan_pick_(p.flag("scan_pick")) {}
 
-  bool handles_rt() const override { return true; }
-  bool supports_iso() const override { return true; }
+  // BFS replaced every class below stop: it takes every policy but SCHED_DEADLINE.
+  bool takes(SchedPolicy p) const override { return p != SchedPolicy::kDeadline; }
 
   void attach(SchedContext& ctx) override {
     SchedClass::attach(ctx);
@@ -126,7 +126,7 @@ class Bfs final : public SchedClass {
     return idle != kNoCpu ? idle : cpu;
   }
 
-  void enqueue(CpuId, Task& t, EnqueueKind) override { push(t); }
+  void enqueue(CpuId, Task& t, const EnqueueFlags&) override { push(t); }
 
   void dequeue(CpuId cpu, Task& t, DequeueKind how) override {
     Entity& e = se_[t.id];
@@ -517,7 +517,8 @@ PolicyInfo bfs_info(const char* name, const char* description) {
            {"scan_pick", 0, true,
             "always scan the queue as BFS does (0: an exact index where every CPU shares a "
             "cache; the same choices, faster)"}},
-          [](const ParamValues& p) { return std::make_unique<Bfs>(p); }};
+          [](const ParamValues& p) { return std::make_unique<Bfs>(p); },
+          /*replaces_every_class=*/true};
 }
 
 }  // namespace

@@ -1,5 +1,9 @@
 #include "policy/registry.h"
 
+#include <fmt/format.h>
+
+#include "policy/deadline/deadline.h"
+#include "policy/rt/rt.h"
 #include "util/error.h"
 
 namespace schedlab {
@@ -30,11 +34,59 @@ const std::vector<PolicyInfo>& policy_registry() {
   return registry;
 }
 
+namespace {
+
+const PolicyInfo* find_policy(const std::string& name) {
+  for (const PolicyInfo& info : policy_registry())
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
+// The classes above the normal one, highest first (the kernel's stop class has no tasks
+// here, and its idle class is a CPU with no current task).
+struct UpperClass {
+  const char* name;
+  std::unique_ptr<SchedClass> (*make)();
+};
+const UpperClass kUpperClasses[] = {
+    {"deadline", [] { return std::unique_ptr<SchedClass>(std::make_unique<DlClass>()); }},
+    {"rt", [] { return std::unique_ptr<SchedClass>(std::make_unique<RtClass>()); }},
+};
+
+// Policies that no mainline class takes, and where they come from.
+const char* origin_of(SchedPolicy p) {
+  return p == SchedPolicy::kIso ? "the -ck kernels' schedulers" : nullptr;
+}
+
+// Why no class of `info`'s stack takes `p`.
+std::string refusal(const PolicyInfo& info, SchedPolicy p) {
+  if (info.replaces_every_class)
+    for (const UpperClass& upper : kUpperClasses)
+      if (upper.make()->takes(p))
+        return fmt::format(
+            "{} needs the kernel's {} class, which '{}' replaces (it schedules every policy "
+            "itself)",
+            policy_name(p), upper.name, info.name);
+  std::string taker;  // the first registered policy whose class takes it
+  for (const PolicyInfo& other : policy_registry())
+    if (other.make(ParamValues(other.params))->takes(p)) {
+      taker = other.name;
+      break;
+    }
+  if (const char* origin = origin_of(p); origin && !taker.empty())
+    return fmt::format("{} exists only in {} ({} here), not in '{}'", policy_name(p), origin, taker,
+                       info.name);
+  return fmt::format("no class of '{}' takes {}{}", info.name, policy_name(p),
+                     taker.empty() ? "" : " ('" + taker + "' does)");
+}
+
+}  // namespace
+
 std::unique_ptr<SchedClass> make_policy(
     const std::string& name, const std::vector<std::pair<std::string, std::string>>& params,
     const std::string& file) {
-  for (const PolicyInfo& info : policy_registry()) {
-    if (info.name != name) continue;
+  if (const PolicyInfo* found = find_policy(name)) {
+    const PolicyInfo& info = *found;
     ParamValues values(info.params);
     for (const auto& [k, v] : params) values.set(k, v, file, name);
     try {
@@ -47,6 +99,19 @@ std::unique_ptr<SchedClass> make_policy(
   std::string known;
   for (const PolicyInfo& info : policy_registry()) known += (known.empty() ? "" : ", ") + info.name;
   throw InputError(file, "policy", "unknown policy '" + name + "' (known: " + known + ")");
+}
+
+ClassStack make_stack(const std::string& name,
+                      const std::vector<std::pair<std::string, std::string>>& params,
+                      const std::string& file) {
+  std::unique_ptr<SchedClass> policy = make_policy(name, params, file);
+  const PolicyInfo& info = *find_policy(name);
+  ClassStack stack;
+  if (!info.replaces_every_class)
+    for (const UpperClass& upper : kUpperClasses) stack.classes.push_back(upper.make());
+  stack.classes.push_back(std::move(policy));
+  stack.refusal = [&info](SchedPolicy p) { return refusal(info, p); };
+  return stack;
 }
 
 }  // namespace schedlab

@@ -34,7 +34,7 @@ class RoundRobin final : public SchedClass {
     return static_cast<CpuId>(t.allowed._Find_first());
   }
 
-  void enqueue(CpuId, Task& t, EnqueueKind) override { queue_.push_back(&t); }
+  void enqueue(CpuId, Task& t, const EnqueueFlags&) override { queue_.push_back(&t); }
 
   void dequeue(CpuId, Task& t, DequeueKind) override {
     if (!t.queued) return;  // the current task is not in the queue

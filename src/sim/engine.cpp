@@ -6,11 +6,11 @@
 
 namespace schedlab {
 
-Engine::Engine(const Machine& machine, const Workload& workload, std::unique_ptr<SchedClass> normal,
+Engine::Engine(const Machine& machine, const Workload& workload, ClassStack classes,
                EngineOptions options, EventSink& sink)
     : machine_ref_(machine),
       workload_(workload),
-      normal_(std::move(normal)),
+      stack_(std::move(classes)),
       options_(std::move(options)),
       sink_(sink),
       rng_storage_(options_.seed),
@@ -35,12 +35,43 @@ Engine::Engine(const Machine& machine, const Workload& workload, std::unique_ptr
       attrs.emplace_back(mask, p.sched.value_or(spec.sched));
     }
   }
-  dl_.attach(*this);
-  rt_.attach(*this);
-  normal_->attach(*this);
+  build_class_list();
+  for (ClassSlot& slot : slots_) slot.cls->attach(*this);
 }
 
 Engine::~Engine() = default;
+
+// What the engine reads of each class on the hot path, asked once; each policy's class
+// (the first that takes it); and the refusal of a task whose policy no class takes, as
+// sched_setscheduler() answers EINVAL.
+void Engine::build_class_list() {
+  for (const auto& c : stack_.classes)
+    slots_.push_back({c.get(), !c->idle_until_first_task(), c->decides_preemption_of_lower(),
+                      c->decides_preemption_by_higher(), c->follows_task_life()});
+  constexpr uint8_t kNoClass = 0xff;
+  class_index_.fill(kNoClass);
+  for (size_t p = 0; p < kPolicies; ++p)
+    for (size_t i = 0; i < slots_.size(); ++i)
+      if (slots_[i].cls->takes(static_cast<SchedPolicy>(p))) {
+        class_index_[p] = static_cast<uint8_t>(i);
+        break;
+      }
+  auto check = [&](const TaskSpec& t, SchedPolicy p) {
+    if (class_index_[static_cast<size_t>(p)] == kNoClass)
+      throw InputError("", "tasks." + t.name + ".policy", stack_.why_refused(p));
+  };
+  for (const TaskSpec& t : workload_.tasks) {
+    check(t, t.sched.policy);
+    for (const Phase& p : t.phases)
+      if (p.sched) check(t, p.sched->policy);
+  }
+}
+
+void Engine::join_class(Task& t, const Task* parent) {
+  ClassSlot& slot = slot_of(t);
+  slot.in_use = true;
+  slot.cls->task_new(t, parent);
+}
 
 EngineResult Engine::run() {
   RunInfo info;
@@ -89,8 +120,8 @@ EngineResult Engine::run() {
       case AgendaKind::kTick:
         if (item.generation() == static_cast<uint32_t>(jiffy_generation_)) on_jiffy();
         break;
-      case AgendaKind::kClassTimer:
-        dl_.timer_fired(item.target());
+      case AgendaKind::kClassTimer:  // the generation names the class that started it
+        slots_[item.generation()].cls->timer_fired(item.target());
         break;
     }
     process_rescheds();
@@ -100,10 +131,8 @@ EngineResult Engine::run() {
   if (!finished && agenda_.empty()) deadlock();
   const Time end = finished ? now_ : options_.end_ns;
   now_ = end;
-  for (Task& t : tasks_)  // a job still open past its deadline has missed it
-    if (const Exec& x = execs_[t.id];
-        !x.exited && x.dl_job_deadline >= 0 && x.dl_job_deadline < end)
-      dl_job_end(t);
+  for (ClassSlot& slot : slots_)
+    if (slot.follows_task_life) slot.cls->run_ended();
   for (CpuId c = 0; c < machine_ref_.cpus; ++c) {
     account(c);
     if (!cpu_curr_[c]) cpus_[c].idle_ns += end - cpus_[c].idle_since;
@@ -161,7 +190,7 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
     return t;
   }
   SchedClass& cls = class_of(t);
-  cls.task_new(t, parent);
+  join_class(t, parent);
   CpuId origin = parent ? parent->cpu : 0;
   if (!t.allowed_on(origin)) origin = static_cast<CpuId>(t.allowed._Find_first());
   t.cpu = origin;  // sched_fork: the child starts where the parent runs
@@ -169,12 +198,29 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   const CpuId cpu = checked_cpu(t, cls.select_cpu(t, origin, how));
   t.cpu = cpu;
   emit({now_, EventType::kWakeupNew, 0, cpu, t.id, t.parent, 0, 0});
-  dl_job_start(t);
   account(cpu);  // the queue's clock is current before it changes (update_curr)
-  cls.enqueue(cpu, t, EnqueueKind::kNew);
+  cls.enqueue(cpu, t, EnqueueFlags{EnqueueKind::kNew, how});
   t.queued = true;
   check_preempt_curr(cpu, t, how);
   return t;
+}
+
+// __sched_setscheduler() for the settings a task starts or enters a phase with. Any class
+// may refuse them (the deadline class's admission control); that ends the run with an
+// error naming the task, as rt-app stops when sched_setattr() fails.
+void Engine::set_sched_attrs(Task& t, const SchedSettings& s) {
+  for (ClassSlot& slot : slots_)
+    if (const std::string refused = slot.cls->sched_setattr(t, s); !refused.empty())
+      throw WorkloadError(fmt::format("tasks.{}: {}", execs_[t.id].spec->name, refused));
+  const bool deadline = s.policy == SchedPolicy::kDeadline;
+  t.policy = s.policy;
+  t.nice = s.nice;
+  t.rt_priority = s.rt_priority;
+  // rt-app's dl-runtime on a fair task is a custom slice (EEVDF of 6.12).
+  t.custom_slice_ns = is_rt(s.policy) || deadline ? 0 : s.dl_runtime_ns;
+  t.dl_runtime_ns = deadline ? s.dl_runtime_ns : 0;
+  t.dl_deadline_ns = deadline ? s.dl_deadline_ns : 0;
+  t.dl_period_ns = deadline ? s.dl_period_ns : 0;
 }
 
 void Engine::wake(Task& t, const WakeInfo& how_, TaskId waker) {
@@ -185,16 +231,16 @@ void Engine::wake(Task& t, const WakeInfo& how_, TaskId waker) {
   t.runnable = true;
   if (t.on_cpu) {  // blocked but not yet switched out: it simply keeps running
     emit({now_, EventType::kWakeup, 0, t.cpu, t.id, waker, 0, 0});
-    dl_job_start(t);
+    notify_woken(t);
     return;
   }
   SchedClass& cls = class_of(t);
   const CpuId cpu = checked_cpu(t, cls.select_cpu(t, t.cpu, how));
   set_task_cpu(t, cpu);
   emit({now_, EventType::kWakeup, 0, cpu, t.id, waker, 0, 0});
-  dl_job_start(t);
+  notify_woken(t);
   account(cpu);  // the queue's clock is current before it changes (update_curr)
-  cls.enqueue(cpu, t, EnqueueKind::kWakeup);
+  cls.enqueue(cpu, t, EnqueueFlags{EnqueueKind::kWakeup, how});
   t.queued = true;
   check_preempt_curr(cpu, t, how);
 }
@@ -205,7 +251,7 @@ void Engine::block(Task& t, BlockReason reason, int32_t object) {
   x.block_reason = reason;
   x.block_object = object;
   emit({now_, EventType::kBlock, static_cast<uint8_t>(reason), t.cpu, t.id, kNoTask, object, 0});
-  dl_job_end(t);
+  notify_blocked(t);
   resched(t.cpu);
 }
 
@@ -214,9 +260,7 @@ void Engine::exit_task(Task& t) {
   Exec& x = execs_[t.id];
   x.exited = true;
   --live_tasks_;
-  dl_job_end(t, true);
-  dl_total_bw_ -= x.dl_bw;  // task_dead_dl(): the bandwidth is free again
-  x.dl_bw = 0;
+  notify_exiting(t);
   emit({now_, EventType::kExit, 0, t.cpu, t.id, kNoTask, 0, 0});
   if (t.on_cpu) resched(t.cpu);
 }
@@ -235,13 +279,16 @@ void Engine::check_preempt_curr(CpuId cpu, Task& woken, const WakeInfo& how) {
   }
   if (curr == &woken || !curr->runnable || cpus_[cpu].need_resched) return;
   account(cpu);
-  const int woken_rank = class_rank(woken), curr_rank = class_rank(*curr);
-  if (woken_rank == 0)  // the deadline class decides for any current task (it may push)
-    dl_.check_preempt(cpu, *curr, woken, how);
+  // Within a class, the class decides; across classes, a higher class preempts and a
+  // lower one waits, unless the woken task's class decides that case itself.
+  const size_t woken_rank = class_index(woken), curr_rank = class_index(*curr);
+  const ClassSlot& woken_class = slots_[woken_rank];
+  if (woken_rank == curr_rank ||
+      (woken_rank < curr_rank ? woken_class.decides_preemption_of_lower
+                              : woken_class.decides_preemption_by_higher))
+    woken_class.cls->check_preempt(cpu, *curr, woken, how);
   else if (woken_rank < curr_rank)
     resched(cpu);
-  else if (woken_rank == curr_rank || woken_rank == 1)  // RT below deadline: maybe pushed
-    class_of(woken).check_preempt(cpu, *curr, woken, how);
 }
 
 void Engine::resched(CpuId cpu) {
@@ -262,7 +309,7 @@ void Engine::process_rescheds() {
   pending_rescheds_.clear();
 }
 
-void Engine::migrate_queued(Task& t, CpuId to) {
+void Engine::migrate_queued(Task& t, CpuId to, uint32_t class_bits) {
   if (!t.queued || t.on_cpu)
     violation(fmt::format("migrate_queued of {}, which is not queued", t.name));
   if (to < 0 || to >= machine_ref_.cpus || !t.allowed_on(to))
@@ -273,9 +320,17 @@ void Engine::migrate_queued(Task& t, CpuId to) {
   t.queued = false;
   set_task_cpu(t, to);
   account(to);  // the queue's clock is current before it changes (update_curr)
-  cls.enqueue(to, t, EnqueueKind::kMigrate);
+  const WakeInfo how{WakeKind::kMigrate, from, false};
+  cls.enqueue(to, t, EnqueueFlags{EnqueueKind::kMigrate, how, class_bits});
   t.queued = true;
-  check_preempt_curr(to, t, WakeInfo{WakeKind::kMigrate, from, false});
+  check_preempt_curr(to, t, how);
+}
+
+void Engine::start_timer(SchedClass& owner, TaskId t, Time at) {
+  uint32_t index = 0;
+  while (index < slots_.size() && slots_[index].cls != &owner) ++index;
+  if (index == slots_.size()) violation("start_timer by a class outside the class list");
+  agenda_.push(at, AgendaKind::kClassTimer, t, index);
 }
 
 void Engine::schedule(CpuId cpu) {
@@ -297,29 +352,25 @@ void Engine::schedule(CpuId cpu) {
     }
   }
   switch_to(cpu, prev, pick(cpu));
-  if (!dl_.unused()) dl_.post_schedule(cpu);
-  if (!normal_->handles_rt() && !rt_.unused()) rt_.post_schedule(cpu);
-  normal_->post_schedule(cpu);
+  for (ClassSlot& slot : slots_)
+    if (slot.in_use) slot.cls->post_schedule(cpu);
 }
 
+// pick_next_task(): each class in turn, highest first, balances then picks; when none
+// has a task, each may pull one (new-idle balancing) before it is asked again.
 Task* Engine::pick(CpuId cpu) {
   Task* next = nullptr;
-  if (!dl_.unused()) {
-    dl_.balance(cpu);
-    next = dl_.pick_next(cpu);
+  for (ClassSlot& slot : slots_) {
+    if (!slot.in_use) continue;
+    slot.cls->balance(cpu);
+    if ((next = slot.cls->pick_next(cpu))) break;
   }
-  if (!next && !normal_->handles_rt() && !rt_.unused()) {
-    rt_.balance(cpu);
-    next = rt_.pick_next(cpu);
-  }
-  if (!next) {
-    normal_->balance(cpu);
-    next = normal_->pick_next(cpu);
-  }
-  if (!next) {
-    normal_->idle_balance(cpu);
-    next = normal_->pick_next(cpu);
-  }
+  if (!next)
+    for (ClassSlot& slot : slots_) {
+      if (!slot.in_use) continue;
+      slot.cls->idle_balance(cpu);
+      if ((next = slot.cls->pick_next(cpu))) break;
+    }
   if (!next) return nullptr;
   if (!next->allowed_on(cpu))
     violation(fmt::format("{} picked on CPU {} outside its affinity", next->name, cpu));
@@ -339,19 +390,17 @@ void Engine::requeue_with_new_attrs(CpuId cpu, Task& prev) {
   const bool mask_changed = prev.allowed != x.pending_allowed;
   prev.allowed = x.pending_allowed;
   prev.nr_cpus_allowed = static_cast<int>(prev.allowed.count());
-  const bool was_deadline = prev.policy == SchedPolicy::kDeadline;
   set_sched_attrs(prev, x.pending_sched);
-  if (!was_deadline) dl_job_start(prev);
   x.attrs_pending = false;
   if (mask_changed) sink_.affinity_changed(prev.id, prev.allowed, now_);
   SchedClass& cls = class_of(prev);
-  if (&cls != &old_class) cls.task_new(prev, nullptr);
+  if (&cls != &old_class) join_class(prev, nullptr);
   const WakeInfo how{WakeKind::kMigrate, cpu, false};
   const CpuId target =
       prev.allowed_on(cpu) ? cpu : checked_cpu(prev, cls.select_cpu(prev, cpu, how));
   set_task_cpu(prev, target);
   account(target);  // the queue's clock is current before it changes (update_curr)
-  cls.enqueue(target, prev, EnqueueKind::kRequeue);
+  cls.enqueue(target, prev, EnqueueFlags{EnqueueKind::kRequeue, how});
   prev.queued = true;
   if (target != cpu) check_preempt_curr(target, prev, how);
 }
@@ -510,7 +559,8 @@ void Engine::on_tick(CpuId cpu) {
   if (!curr) return;
   account(cpu);
   class_of(*curr).task_tick(cpu, *curr);
-  normal_->tick_balance(cpu);
+  for (ClassSlot& slot : slots_)
+    if (slot.in_use) slot.cls->tick_balance(cpu);
   arm_tick(cpu);
 }
 

@@ -1,9 +1,11 @@
 // The simulation engine: virtual time, one agenda, one seeded random source, and the
 // mechanics every scheduler shares: running, blocking, waking, ticking, migrating and
-// accounting. Policies decide who runs where through the SchedClass hooks; the engine
-// holds no policy-specific branch.
+// accounting. Policies decide who runs where through the SchedClass hooks of a list of
+// classes, highest first, which the engine walks as the kernel's for_each_class does; the
+// engine names no class and holds no policy-specific branch.
 #pragma once
 
+#include <array>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -11,10 +13,9 @@
 #include <vector>
 
 #include "events/event.h"
+#include "policy/class_stack.h"
 #include "policy/sched_class.h"
-#include "sim/dl_class.h"
 #include "sim/event_queue.h"
-#include "sim/rt_class.h"
 #include "sim/sync_objects.h"
 #include "util/rng.h"
 #include "workload/program.h"
@@ -35,7 +36,8 @@ struct EngineResult {
 
 class Engine final : public SchedContext {
  public:
-  Engine(const Machine& machine, const Workload& workload, std::unique_ptr<SchedClass> normal,
+  // Throws InputError (with no file) for a task whose policy no class of `classes` takes.
+  Engine(const Machine& machine, const Workload& workload, ClassStack classes,
          EngineOptions options, EventSink& sink);
   ~Engine() override;
 
@@ -44,8 +46,12 @@ class Engine final : public SchedContext {
 
   void resched(CpuId cpu) override;
   bool resched_pending(CpuId cpu) const override { return cpus_[cpu].need_resched; }
-  void migrate_queued(Task& t, CpuId to) override;
-  void start_timer(TaskId t, Time at) override;
+  void migrate_queued(Task& t, CpuId to, uint32_t class_bits = 0) override;
+  void start_timer(SchedClass& owner, TaskId t, Time at) override;
+  void emit(const SchedEvent& e) override { sink_.event(e); }
+
+  // The class list, highest first (for tests).
+  const ClassStack& classes() const { return stack_; }
 
  private:
   enum class Burst : uint8_t { kNone, kWork, kRuntime, kSpin };
@@ -69,17 +75,24 @@ class Engine final : public SchedContext {
     Time t_first = 0;     // rt-app's reference time for timers
     int32_t block_object = -1;
     uint64_t wake_generation = 0;
-    // SCHED_DEADLINE: the current job's absolute deadline (-1: no job), the bandwidth
-    // admitted for the task (runtime/period << 20)
-    Time dl_job_deadline = -1;
-    Time dl_job_exec = 0;  // sum_exec_ns when the job started
-    int64_t dl_bw = 0;
     // spinlock acquisition in progress
     int spin_yields = 0, spin_sleeps = 0;
     Time spin_delay = 0;
     std::vector<std::pair<int32_t, Time>> unique_timers;  // timer id, next expiry
     CpuMask pending_allowed;
     SchedSettings pending_sched;
+  };
+  // The Exec of each task, one heap object each: stable addresses as tasks are forked,
+  // and an index that costs the same whatever sizeof(Exec) is (a deque's depends on how
+  // many fit in its 512-byte blocks).
+  class ExecTable {
+   public:
+    Exec& operator[](TaskId id) { return *items_[static_cast<size_t>(id)]; }
+    const Exec& operator[](TaskId id) const { return *items_[static_cast<size_t>(id)]; }
+    Exec& emplace_back() { return *items_.emplace_back(std::make_unique<Exec>()); }
+
+   private:
+    std::vector<std::unique_ptr<Exec>> items_;
   };
 
   struct Cpu {
@@ -102,19 +115,38 @@ class Engine final : public SchedContext {
   void exit_task(Task& t);
   void set_task_cpu(Task& t, CpuId cpu);
   void check_preempt_curr(CpuId cpu, Task& woken, const WakeInfo& how);
-  SchedClass& class_of(const Task& t) {
-    if (t.policy == SchedPolicy::kDeadline) return dl_;
-    return is_rt(t.policy) && !normal_->handles_rt() ? rt_ : *normal_;
-  }
-  // 0 deadline, 1 RT, 2 the normal class (which may hold RT tasks too, as BFS does).
-  int class_rank(const Task& t) const {
-    if (t.policy == SchedPolicy::kDeadline) return 0;
-    return is_rt(t.policy) && !normal_->handles_rt() ? 1 : 2;
-  }
-  // SCHED_DEADLINE admission control and job accounting (engine_deadline.cpp).
+  // sched_setscheduler(): every class may refuse the settings (deadline admission).
   void set_sched_attrs(Task& t, const SchedSettings& s);
-  void dl_job_start(Task& t);
-  void dl_job_end(Task& t, bool exiting = false);
+
+  // The class list as the engine walks it, with what it reads of each class on the hot
+  // path (asked once, so that a skipped class or hook costs no virtual call).
+  struct ClassSlot {
+    SchedClass* cls = nullptr;
+    bool in_use = false;  // a task has joined, or the class is never skipped
+    bool decides_preemption_of_lower = false;
+    bool decides_preemption_by_higher = false;
+    bool follows_task_life = false;
+  };
+  void build_class_list();
+  // The slot of the class a task belongs to; its index is the class's rank (0 highest).
+  size_t class_index(const Task& t) const { return class_index_[static_cast<size_t>(t.policy)]; }
+  ClassSlot& slot_of(const Task& t) { return slots_[class_index(t)]; }
+  SchedClass& class_of(const Task& t) { return *slot_of(t).cls; }
+  // task_new, marking the class as used from now on.
+  void join_class(Task& t, const Task* parent);
+  // The life-cycle notifications, to a class that follows them.
+  void notify_woken(Task& t) {
+    if (ClassSlot& s = slot_of(t); s.follows_task_life) s.cls->task_woken(t);
+  }
+  void notify_blocked(Task& t) {
+    if (ClassSlot& s = slot_of(t); s.follows_task_life) s.cls->task_blocked(t);
+  }
+  void notify_period_done(Task& t, bool next_started) {
+    if (ClassSlot& s = slot_of(t); s.follows_task_life) s.cls->task_period_done(t, next_started);
+  }
+  void notify_exiting(Task& t) {
+    if (ClassSlot& s = slot_of(t); s.follows_task_life) s.cls->task_exiting(t);
+  }
 
   // the CPU side
   void schedule(CpuId cpu);
@@ -134,6 +166,15 @@ class Engine final : public SchedContext {
   void advance_program(CpuId cpu);
   enum class StepResult { kContinue, kBurst, kStop };
   StepResult execute_step(CpuId cpu, Task& t, Exec& x, const Step& s);
+  StepResult step_work(Exec& x, Burst kind, Time amount);
+  StepResult step_timer(Task& t, Exec& x, const Step& s);
+  StepResult step_barrier(CpuId cpu, Task& t, const Step& s);
+  StepResult step_spin_lock(CpuId cpu, Task& t, Exec& x, const Step& s);
+  StepResult step_advance(CpuId cpu, Task& t, const Step& s);
+  StepResult step_wait_progress(Task& t, const Step& s);
+  StepResult step_sem_post(CpuId cpu, Task& t, const Step& s);
+  StepResult step_sem_wait(Task& t, const Step& s);
+  void wake_all(const std::vector<TaskId>& waiters, CpuId cpu, const Task& waker);
   bool next_step(Task& t, Exec& x);    // false: the task stopped (exit or requeue)
   bool enter_phase(Task& t, Exec& x);  // false: attributes change first
   // The affinity and scheduling settings a task has during a phase (rt-app: the
@@ -163,20 +204,20 @@ class Engine final : public SchedContext {
   void check_conservation(Time end) const;
   [[noreturn]] void violation(const std::string& what) const;
 
-  void emit(const SchedEvent& e) { sink_.event(e); }
   TaskInfo info_of(const Task& t) const;
 
   const Machine& machine_ref_;
   const Workload& workload_;
-  std::unique_ptr<SchedClass> normal_;
-  DlClass dl_;
-  RtClass rt_;
+  ClassStack stack_;
+  std::vector<ClassSlot> slots_;  // stack_'s classes, highest first
+  static constexpr size_t kPolicies = static_cast<size_t>(SchedPolicy::kIso) + 1;
+  std::array<uint8_t, kPolicies> class_index_{};  // per SchedPolicy (every one is taken)
   EngineOptions options_;
   EventSink& sink_;
   Rng rng_storage_;
   Agenda agenda_;
   std::deque<Task> tasks_;  // stable addresses as tasks are forked
-  std::deque<Exec> execs_;
+  ExecTable execs_;
   std::vector<Cpu> cpus_;
   std::vector<CpuId> pending_rescheds_;
   Time jiffy_at_ = -1;  // the pending jiffy entry's time, -1 if none
@@ -184,7 +225,6 @@ class Engine final : public SchedContext {
   uint64_t jiffy_generation_ = 0;
   std::vector<int> fork_counts_;  // per task spec
   SyncObjects sync_;
-  int64_t dl_total_bw_ = 0;  // admitted SCHED_DEADLINE bandwidth, << 20
   int live_tasks_ = 0;
   Time steps_instant_ = -1;  // guards against programs that loop in zero time
   uint64_t steps_at_instant_ = 0;

@@ -23,9 +23,7 @@ void Engine::check_pick(CpuId cpu, const Task* next) const {
 // Every runnable task is either running on exactly one CPU or queued; no CPU runs a
 // task that is not marked as running there.
 void Engine::check_all_accounted() const {
-  for (const SchedClass* cls :
-       {static_cast<const SchedClass*>(&dl_), static_cast<const SchedClass*>(&rt_),
-        static_cast<const SchedClass*>(normal_.get())})
+  for (const auto& cls : stack_.classes)
     if (std::string problem = cls->check_invariants(); !problem.empty()) violation(problem);
   int running = 0;
   for (const Task& t : tasks_) {

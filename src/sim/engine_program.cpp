@@ -81,210 +81,216 @@ void Engine::start_work(Exec& x, Burst kind, Time amount) {
   if (kind == Burst::kRuntime) x.runtime_end = now_ + amount;
 }
 
+// One step of the program. The spinlock step is done only once the lock is taken; every
+// other step is done as it starts, whatever it then waits for.
 Engine::StepResult Engine::execute_step(CpuId cpu, Task& t, Exec& x, const Step& s) {
+  if (s.op == Op::kSpinLock) return step_spin_lock(cpu, t, x, s);
+  ++x.step;
   switch (s.op) {
     case Op::kRun:
-      ++x.step;
-      if (s.duration_ns == 0) return StepResult::kContinue;
-      start_work(x, Burst::kWork, s.duration_ns);
-      return StepResult::kBurst;
+      return step_work(x, Burst::kWork, s.duration_ns);
     case Op::kMem:
     case Op::kIoRun: {
-      ++x.step;
       const int64_t per_us = machine_ref_.memory_bytes_per_us;
-      const Time ns = (s.amount * 1000 + per_us - 1) / per_us;
-      if (ns == 0) return StepResult::kContinue;
-      start_work(x, Burst::kWork, ns);
-      return StepResult::kBurst;
+      return step_work(x, Burst::kWork, (s.amount * 1000 + per_us - 1) / per_us);
     }
     case Op::kRuntime:
-      ++x.step;
-      if (s.duration_ns == 0) return StepResult::kContinue;
-      start_work(x, Burst::kRuntime, s.duration_ns);
-      return StepResult::kBurst;
+      return step_work(x, Burst::kRuntime, s.duration_ns);
     case Op::kSleep:
-      ++x.step;
       if (s.duration_ns == 0) return StepResult::kContinue;
       sleep_until(t, now_ + s.duration_ns, BlockReason::kSleep);
       return StepResult::kStop;
-    case Op::kTimer: {
-      ++x.step;
-      Time* next = nullptr;
-      bool* started = nullptr;
-      bool unique_started = true;
-      if (workload_.timer_unique[s.object]) {
-        auto it = std::find_if(x.unique_timers.begin(), x.unique_timers.end(),
-                               [&](const auto& p) { return p.first == s.object; });
-        if (it == x.unique_timers.end()) {
-          x.unique_timers.emplace_back(s.object, x.t_first);
-          it = x.unique_timers.end() - 1;
-        }
-        next = &it->second;
-        started = &unique_started;
-      } else {
-        TimerState& ts = sync_.timers[s.object];
-        next = &ts.next;
-        started = &ts.started;
-      }
-      if (!*started) {
-        *started = true;
-        *next = x.t_first;
-      }
-      *next += s.duration_ns;
-      dl_job_end(t);  // a deadline task's job is one period's work
-      if (now_ < *next) {
-        sleep_until(t, *next, BlockReason::kTimer);
-        return StepResult::kStop;
-      }
-      if (!s.absolute) *next = now_;  // relative mode: a late period restarts from now
-      dl_job_start(t);                // the period is already over: the next job starts now
-      return StepResult::kContinue;
-    }
+    case Op::kTimer:
+      return step_timer(t, x, s);
     case Op::kLock:
-      ++x.step;
       return mutex_lock(t, s.object) ? StepResult::kContinue : StepResult::kStop;
     case Op::kUnlock:
-      ++x.step;
       mutex_unlock(t, s.object, "unlock");
       return StepResult::kContinue;
     case Op::kWait:
-      ++x.step;
       wait_on_condvar(t, s.object, s.mutex);
       return StepResult::kStop;
     case Op::kSignal:
-      ++x.step;
       signal_one(s.object, t);
       return StepResult::kContinue;
     case Op::kBroadcast:
-      ++x.step;
       while (!sync_.condvars[s.object].waiters.empty()) signal_one(s.object, t);
       return StepResult::kContinue;
     case Op::kSync:
-      ++x.step;
       signal_one(s.object, t);
       wait_on_condvar(t, s.object, s.mutex);
       return StepResult::kStop;
-    case Op::kBarrier: {
-      ++x.step;
-      BarrierState& b = sync_.barriers[s.object];
-      if (b.arrived + 1 >= workload_.barrier_users[s.object]) {
-        std::vector<TaskId> waiters = std::move(b.waiters);
-        b.waiters.clear();
-        b.arrived = 0;
-        for (TaskId id : waiters) wake(tasks_[id], WakeInfo{WakeKind::kWakeup, cpu, false}, t.id);
-        return StepResult::kContinue;
-      }
-      ++b.arrived;
-      b.waiters.push_back(t.id);
-      block(t, BlockReason::kBarrier, s.object);
-      return StepResult::kStop;
-    }
+    case Op::kBarrier:
+      return step_barrier(cpu, t, s);
     case Op::kSuspend:
-      ++x.step;
       sync_.suspended[s.object].push_back(t.id);
       block(t, BlockReason::kSuspend, s.object);
       return StepResult::kStop;
     case Op::kResume: {
-      ++x.step;
       std::vector<TaskId> waiters = std::move(sync_.suspended[s.object]);
       sync_.suspended[s.object].clear();
-      for (TaskId id : waiters) wake(tasks_[id], WakeInfo{WakeKind::kWakeup, cpu, false}, t.id);
+      wake_all(waiters, cpu, t);
       return StepResult::kContinue;
     }
     case Op::kYield:
-      ++x.step;
-      class_of(t).yield(cpu);
-      dl_job_end(t);  // a deadline task's yield ends its job
+      class_of(t).yield(cpu);  // the task's class: RT to the tail, a deadline job ends...
       resched(cpu);
       return StepResult::kStop;
     case Op::kFork: {
-      ++x.step;
       const TaskSpec& target = workload_.tasks[s.object];
       const int k = target.instances + fork_counts_[s.object]++;
       create_task(s.object, fmt::format("{}-{}", target.name, k), &t);
       return StepResult::kContinue;
     }
-    case Op::kSpinLock: {
-      SpinLockState& lock = sync_.spinlocks[s.object];
-      if (lock.owner == kNoTask) lock.owner = t.id;
-      if (lock.owner == t.id) {
-        ++x.step;
-        x.spin_yields = x.spin_sleeps = 0;
-        x.spin_delay = 0;
-        return StepResult::kContinue;
-      }
-      const SpinLockConfig& cfg = workload_.spin_configs[s.amount];
-      // The holder is runnable but off its CPU: the lock stays held for its whole wait.
-      if (const Task& holder = tasks_[lock.owner]; holder.runnable && !holder.on_cpu) {
-        Exec& hx = execs_[holder.id];
-        if (!hx.holder_episode_counted) {
-          hx.holder_episode_counted = true;
-          emit({now_, EventType::kHolderPreempted, 0, cpu, holder.id, t.id, s.object, 0});
-        }
-      }
-      if (cfg.spin_ns == 0) {
-        spin_attempt_failed(cpu, t, x);
-        return StepResult::kStop;
-      }
-      x.burst = Burst::kSpin;
-      x.spin_left = cfg.spin_ns;
-      lock.spinners.push_back(t.id);
-      return StepResult::kBurst;  // the step is done once the lock is ours
-    }
+    case Op::kSpinLock:  // handled above
+      break;
     case Op::kSpinUnlock:
-      ++x.step;
       spin_unlock(t, s.object);
       return StepResult::kContinue;
-    case Op::kAdvance: {
-      ++x.step;
-      CounterState& c = sync_.counters[s.object];
-      c.value += s.amount;
-      auto reached = std::stable_partition(c.waiters.begin(), c.waiters.end(),
-                                           [&](const auto& w) { return w.second > c.value; });
-      std::vector<std::pair<TaskId, int64_t>> woken(reached, c.waiters.end());
-      c.waiters.erase(reached, c.waiters.end());
-      for (const auto& w : woken)
-        wake(tasks_[w.first], WakeInfo{WakeKind::kWakeup, cpu, false}, t.id);
-      return StepResult::kContinue;
-    }
-    case Op::kWaitProgress: {
-      ++x.step;
-      CounterState& c = sync_.counters[s.object];
-      if (c.value >= s.amount) return StepResult::kContinue;
-      c.waiters.emplace_back(t.id, s.amount);
-      block(t, BlockReason::kProgress, s.object);
-      return StepResult::kStop;
-    }
+    case Op::kAdvance:
+      return step_advance(cpu, t, s);
+    case Op::kWaitProgress:
+      return step_wait_progress(t, s);
     case Op::kMark:
-      ++x.step;
       emit({now_, EventType::kMark, 0, cpu, t.id, kNoTask, s.object, s.amount});
       return StepResult::kContinue;
-    case Op::kSemPost: {
-      ++x.step;
-      SemaphoreState& sem = sync_.semaphores[s.object];
-      sem.value += s.amount;
-      // Waiters take what they need in arrival order; the first that cannot stops the rest.
-      while (!sem.waiters.empty() && sem.value >= sem.waiters.front().second) {
-        const auto [id, need] = sem.waiters.front();
-        sem.waiters.pop_front();
-        sem.value -= need;
-        wake(tasks_[id], WakeInfo{WakeKind::kWakeup, cpu, s.sync}, t.id);
-      }
-      return StepResult::kContinue;
-    }
-    case Op::kSemWait: {
-      ++x.step;
-      SemaphoreState& sem = sync_.semaphores[s.object];
-      if (sem.waiters.empty() && sem.value >= s.amount) {
-        sem.value -= s.amount;
-        return StepResult::kContinue;
-      }
-      sem.waiters.emplace_back(t.id, s.amount);
-      block(t, BlockReason::kSemaphore, s.object);
-      return StepResult::kStop;
-    }
+    case Op::kSemPost:
+      return step_sem_post(cpu, t, s);
+    case Op::kSemWait:
+      return step_sem_wait(t, s);
   }
   return StepResult::kContinue;
+}
+
+Engine::StepResult Engine::step_work(Exec& x, Burst kind, Time amount) {
+  if (amount == 0) return StepResult::kContinue;
+  start_work(x, kind, amount);
+  return StepResult::kBurst;
+}
+
+// rt-app's timer: sleep to the next expiry of a shared or per-thread timer; a late timer
+// does not sleep, and in relative mode restarts its period from now.
+Engine::StepResult Engine::step_timer(Task& t, Exec& x, const Step& s) {
+  Time* next = nullptr;
+  bool* started = nullptr;
+  bool unique_started = true;
+  if (workload_.timer_unique[s.object]) {
+    auto it = std::find_if(x.unique_timers.begin(), x.unique_timers.end(),
+                           [&](const auto& p) { return p.first == s.object; });
+    if (it == x.unique_timers.end()) {
+      x.unique_timers.emplace_back(s.object, x.t_first);
+      it = x.unique_timers.end() - 1;
+    }
+    next = &it->second;
+    started = &unique_started;
+  } else {
+    TimerState& ts = sync_.timers[s.object];
+    next = &ts.next;
+    started = &ts.started;
+  }
+  if (!*started) {
+    *started = true;
+    *next = x.t_first;
+  }
+  *next += s.duration_ns;
+  notify_period_done(t, now_ >= *next);  // the period's work is done (a deadline job ends)
+  if (now_ < *next) {
+    sleep_until(t, *next, BlockReason::kTimer);
+    return StepResult::kStop;
+  }
+  if (!s.absolute) *next = now_;  // relative mode: a late period restarts from now
+  return StepResult::kContinue;
+}
+
+Engine::StepResult Engine::step_barrier(CpuId cpu, Task& t, const Step& s) {
+  BarrierState& b = sync_.barriers[s.object];
+  if (b.arrived + 1 >= workload_.barrier_users[s.object]) {
+    std::vector<TaskId> waiters = std::move(b.waiters);
+    b.waiters.clear();
+    b.arrived = 0;
+    wake_all(waiters, cpu, t);
+    return StepResult::kContinue;
+  }
+  ++b.arrived;
+  b.waiters.push_back(t.id);
+  block(t, BlockReason::kBarrier, s.object);
+  return StepResult::kStop;
+}
+
+void Engine::wake_all(const std::vector<TaskId>& waiters, CpuId cpu, const Task& waker) {
+  for (TaskId id : waiters) wake(tasks_[id], WakeInfo{WakeKind::kWakeup, cpu, false}, waker.id);
+}
+
+// Take the spinlock if it is free, else spin (a CPU burst), or give up at once.
+Engine::StepResult Engine::step_spin_lock(CpuId cpu, Task& t, Exec& x, const Step& s) {
+  SpinLockState& lock = sync_.spinlocks[s.object];
+  if (lock.owner == kNoTask) lock.owner = t.id;
+  if (lock.owner == t.id) {
+    ++x.step;
+    x.spin_yields = x.spin_sleeps = 0;
+    x.spin_delay = 0;
+    return StepResult::kContinue;
+  }
+  const SpinLockConfig& cfg = workload_.spin_configs[s.amount];
+  // The holder is runnable but off its CPU: the lock stays held for its whole wait.
+  if (const Task& holder = tasks_[lock.owner]; holder.runnable && !holder.on_cpu) {
+    Exec& hx = execs_[holder.id];
+    if (!hx.holder_episode_counted) {
+      hx.holder_episode_counted = true;
+      emit({now_, EventType::kHolderPreempted, 0, cpu, holder.id, t.id, s.object, 0});
+    }
+  }
+  if (cfg.spin_ns == 0) {
+    spin_attempt_failed(cpu, t, x);
+    return StepResult::kStop;
+  }
+  x.burst = Burst::kSpin;
+  x.spin_left = cfg.spin_ns;
+  lock.spinners.push_back(t.id);
+  return StepResult::kBurst;  // the step is done once the lock is ours
+}
+
+Engine::StepResult Engine::step_advance(CpuId cpu, Task& t, const Step& s) {
+  CounterState& c = sync_.counters[s.object];
+  c.value += s.amount;
+  auto reached = std::stable_partition(c.waiters.begin(), c.waiters.end(),
+                                       [&](const auto& w) { return w.second > c.value; });
+  std::vector<std::pair<TaskId, int64_t>> woken(reached, c.waiters.end());
+  c.waiters.erase(reached, c.waiters.end());
+  for (const auto& w : woken) wake(tasks_[w.first], WakeInfo{WakeKind::kWakeup, cpu, false}, t.id);
+  return StepResult::kContinue;
+}
+
+Engine::StepResult Engine::step_wait_progress(Task& t, const Step& s) {
+  CounterState& c = sync_.counters[s.object];
+  if (c.value >= s.amount) return StepResult::kContinue;
+  c.waiters.emplace_back(t.id, s.amount);
+  block(t, BlockReason::kProgress, s.object);
+  return StepResult::kStop;
+}
+
+Engine::StepResult Engine::step_sem_post(CpuId cpu, Task& t, const Step& s) {
+  SemaphoreState& sem = sync_.semaphores[s.object];
+  sem.value += s.amount;
+  // Waiters take what they need in arrival order; the first that cannot stops the rest.
+  while (!sem.waiters.empty() && sem.value >= sem.waiters.front().second) {
+    const auto [id, need] = sem.waiters.front();
+    sem.waiters.pop_front();
+    sem.value -= need;
+    wake(tasks_[id], WakeInfo{WakeKind::kWakeup, cpu, s.sync}, t.id);
+  }
+  return StepResult::kContinue;
+}
+
+Engine::StepResult Engine::step_sem_wait(Task& t, const Step& s) {
+  SemaphoreState& sem = sync_.semaphores[s.object];
+  if (sem.waiters.empty() && sem.value >= s.amount) {
+    sem.value -= s.amount;
+    return StepResult::kContinue;
+  }
+  sem.waiters.emplace_back(t.id, s.amount);
+  block(t, BlockReason::kSemaphore, s.object);
+  return StepResult::kStop;
 }
 
 void Engine::sleep_until(Task& t, Time when, BlockReason reason) {
@@ -381,7 +387,6 @@ void Engine::spin_attempt_failed(CpuId cpu, Task& t, Exec& x) {
   if (x.spin_yields < cfg.yield_rounds) {
     ++x.spin_yields;
     class_of(t).yield(cpu);
-    dl_job_end(t);
     resched(cpu);
     return;
   }

@@ -91,7 +91,7 @@ class Cfs final : public SchedClass {
   void attach(SchedContext& ctx) override;
   void task_new(Task& t, const Task* parent) override;
   CpuId select_cpu(Task& t, CpuId prev, const WakeInfo& how) override;
-  void enqueue(CpuId cpu, Task& t, EnqueueKind how) override;
+  void enqueue(CpuId cpu, Task& t, const EnqueueFlags& flags) override;
   void dequeue(CpuId cpu, Task& t, DequeueKind how) override;
   void check_preempt(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how) override;
   Task* pick_next(CpuId cpu) override;

@@ -214,7 +214,8 @@ void Cfs::task_new_fair(CpuId cpu, Entity& child, CpuId parent_cpu) {
   }
 }
 
-void Cfs::enqueue(CpuId cpu, Task& t, EnqueueKind how) {
+void Cfs::enqueue(CpuId cpu, Task& t, const EnqueueFlags& flags) {
+  const EnqueueKind how = flags.kind;
   if (era23()) return enqueue_23(cpu, t, how);
   if (eevdf()) return enqueue_66(cpu, t, how);
   Entity& e = se_[t.id];

@@ -191,10 +191,10 @@ void O1::task_new(Task& t, const Task* parent) {
   e.prio = normal_prio(e);
 }
 
-void O1::enqueue(CpuId cpu, Task& t, EnqueueKind how) {
+void O1::enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) {
   Entity& e = se_[t.id];
   RunQueue& rq = rq_[cpu];
-  switch (how) {
+  switch (how.kind) {
     case EnqueueKind::kNew: {
       // wake_up_new_task(): child and parent lose a little sleep_avg; a thread's child
       // runs last, at the tail of the active array.
@@ -215,13 +215,13 @@ void O1::enqueue(CpuId cpu, Task& t, EnqueueKind how) {
       const int64_t now = ctx_->now();
       e.prio = recalc_task_prio(e, now);
       if (e.sleep_type == SleepType::kNormal)
-        e.sleep_type = woken_from_irq_ ? SleepType::kInterrupted : SleepType::kInteractive;
+        e.sleep_type = how.from_interrupt() ? SleepType::kInterrupted : SleepType::kInteractive;
       e.timestamp = now;
       activate(cpu, e);
       return;
     }
     case EnqueueKind::kMigrate:  // pull_task(): the same array on the new CPU
-      enqueue_task(cpu, e, migrate_to_expired_ ? rq.active ^ 1 : rq.active);
+      enqueue_task(cpu, e, how.class_bits & kToExpired ? rq.active ^ 1 : rq.active);
       ++rq.nr_running;
       rq.raw_weighted_load += e.load_weight;
       return;
@@ -234,10 +234,9 @@ void O1::enqueue(CpuId cpu, Task& t, EnqueueKind how) {
   }
 }
 
-void O1::dequeue(CpuId cpu, Task& t, DequeueKind how) {
+void O1::dequeue(CpuId cpu, Task& t, DequeueKind) {
   Entity& e = se_[t.id];
   RunQueue& rq = rq_[cpu];
-  if (how == DequeueKind::kMigrate) migrate_to_expired_ = e.array != rq.active;
   if (rq.curr == t.id) {  // blocking or exiting in schedule()
     switch_out(e);
     rq.curr = kNoTask;

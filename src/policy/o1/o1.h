@@ -5,7 +5,7 @@
 // round robin, fork slice splitting with sleep_avg penalties, and its load balancer.
 // o1.cpp holds the scheduling of one CPU, o1_balance.cpp placement and balancing.
 //
-// Judgement: RT tasks stay in the engine's RT class (2.6.22 kept them in the same arrays
+// Judgement: RT tasks stay in the RT class above (2.6.22 kept them in the same arrays
 // at priorities 0-99, always above these, so the order is the same; their load is not
 // counted here); every task is a user task (p->mm set); forks are threads (CLONE_VM: the
 // child runs last); a task created without a parent starts with a full timeslice and no
@@ -44,7 +44,7 @@ class O1 : public SchedClass {
   void attach(SchedContext& ctx) override;
   void task_new(Task& t, const Task* parent) override;
   CpuId select_cpu(Task& t, CpuId prev, const WakeInfo& how) override;
-  void enqueue(CpuId cpu, Task& t, EnqueueKind how) override;
+  void enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) override;
   void dequeue(CpuId cpu, Task& t, DequeueKind how) override;
   void check_preempt(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how) override;
   Task* pick_next(CpuId cpu) override;
@@ -141,9 +141,11 @@ class O1 : public SchedClass {
   int load_balance_newidle(CpuId this_cpu, cfs::Domain& sd);
   void rebalance_domains(CpuId cpu, IdleType idle);
 
+  // pull_task()'s enqueue_task(p, this_array): the moved task was in its CPU's expired
+  // array, and goes to the expired array here (EnqueueFlags::class_bits).
+  static constexpr uint32_t kToExpired = 1;
+
   Tunables tun_;
-  bool woken_from_irq_ = false;      // set by select_cpu for the enqueue that follows
-  bool migrate_to_expired_ = false;  // set by dequeue(kMigrate) for the enqueue that follows
   std::vector<Entity> se_;
   std::vector<RunQueue> rq_;
   int64_t ilb_jiffy_ = -1;

@@ -48,7 +48,6 @@ void O1::update_load(CpuId cpu) {
 // cache-cold for it and not unbalanced (SD_WAKE_AFFINE); sync wake-ups discount the
 // waker. Unsigned arithmetic as in the kernel.
 CpuId O1::select_cpu(Task& t, CpuId prev, const WakeInfo& how) {
-  woken_from_irq_ = how.kind == WakeKind::kWakeup && how.waker == kNoTask;
   CpuId cpu = prev;
   if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed._Find_first());
   if (how.kind == WakeKind::kFork) {  // no SD_BALANCE_FORK: the parent's CPU
@@ -132,7 +131,8 @@ int O1::move_tasks(CpuId this_cpu, CpuId busiest, int max_nr_move, int64_t max_l
           id = prev_in_list;
           continue;
         }
-        ctx_->migrate_queued(*e.task, this_cpu);  // pull_task(); preempts if better
+        // pull_task(): to the same array here; preempts if better
+        ctx_->migrate_queued(*e.task, this_cpu, e.array != src.active ? kToExpired : 0);
         ++pulled;
         rem_load_move -= e.load_weight;
         if (pulled >= max_nr_move || rem_load_move <= 0) {

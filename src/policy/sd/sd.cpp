@@ -195,9 +195,9 @@ void StaircaseDeadline::task_new(Task& t, const Task* parent) {
   ps.time_slice -= s.time_slice;
 }
 
-void StaircaseDeadline::enqueue(CpuId cpu, Task& t, EnqueueKind how) {
+void StaircaseDeadline::enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) {
   Entity& e = se_[t.id];
-  if (how == EnqueueKind::kRequeue) set_static(e, stair_[t.id]);  // nice or policy changed
+  if (how.kind == EnqueueKind::kRequeue) set_static(e, stair_[t.id]);  // nice or policy changed
   queue_task(cpu, e);
 }
 

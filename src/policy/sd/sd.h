@@ -54,7 +54,7 @@ class StaircaseDeadline final : public o1::O1 {
 
   void attach(SchedContext& ctx) override;
   void task_new(Task& t, const Task* parent) override;
-  void enqueue(CpuId cpu, Task& t, EnqueueKind how) override;
+  void enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) override;
   void dequeue(CpuId cpu, Task& t, DequeueKind how) override;
   void check_preempt(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how) override;
   Task* pick_next(CpuId cpu) override;

@@ -19,12 +19,13 @@ class RtClass final : public SchedClass {
   static constexpr Time kRrTimesliceNs = 100 * kNsPerMs;
 
   void attach(SchedContext& ctx) override;
+  bool takes(SchedPolicy p) const override { return is_rt(p); }
+  bool idle_until_first_task() const override { return true; }
+  // A woken task that cannot preempt a deadline task may be pushed elsewhere.
+  bool decides_preemption_by_higher() const override { return true; }
   void task_new(Task& t, const Task* parent) override;
-  // No task has ever joined the class: the engine skips its pick, balancing and
-  // post_schedule (which would find nothing to do) on every schedule().
-  bool unused() const { return unused_; }
   CpuId select_cpu(Task& t, CpuId prev, const WakeInfo& how) override;
-  void enqueue(CpuId cpu, Task& t, EnqueueKind how) override;
+  void enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) override;
   void dequeue(CpuId cpu, Task& t, DequeueKind how) override;
   void check_preempt(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how) override;
   Task* pick_next(CpuId cpu) override;
@@ -35,7 +36,6 @@ class RtClass final : public SchedClass {
   void post_schedule(CpuId cpu) override;
 
  private:
-  bool unused_ = true;
   static constexpr int kLevels = 100;
   // Kernel priority: 0 is the highest (rt_priority 99), 98 the lowest (rt_priority 1).
   static int prio(const Task& t) { return 99 - t.rt_priority; }

@@ -1,4 +1,4 @@
-#include "sim/rt_class.h"
+#include "policy/rt/rt.h"
 
 #include <algorithm>
 #include <bit>
@@ -18,7 +18,6 @@ void RtClass::attach(SchedContext& ctx) {
 }
 
 void RtClass::task_new(Task& t, const Task*) {
-  unused_ = false;
   if (static_cast<size_t>(t.id) >= slice_ticks_left_.size()) {
     slice_ticks_left_.resize(t.id + 1, 0);
     requeue_tail_.resize(t.id + 1, 0);
@@ -86,7 +85,7 @@ void RtClass::remove(RunQueue& rq, Task& t) {
   --total_queued_;
 }
 
-void RtClass::enqueue(CpuId cpu, Task& t, EnqueueKind) {
+void RtClass::enqueue(CpuId cpu, Task& t, const EnqueueFlags&) {
   push(rqs_[cpu], t, false);
 }
 

@@ -13,10 +13,13 @@
 // Left out: bandwidth reclaiming (GRUB, SCHED_FLAG_RECLAIM), the 0-lag inactive timer
 // (bandwidth is released at exit), deadline servers for the fair class (6.12's
 // fair_server), priority inheritance and capacity-aware placement on asymmetric machines.
+// The class also owns sched_setattr()'s admission control and the count of jobs met and
+// missed (accounting.cpp).
 #pragma once
 
 #include <vector>
 
+#include "events/deadline_job.h"
 #include "policy/sched_class.h"
 
 namespace schedlab {
@@ -24,18 +27,30 @@ namespace schedlab {
 class DlClass final : public SchedClass {
  public:
   void attach(SchedContext& ctx) override;
+  bool takes(SchedPolicy p) const override { return p == SchedPolicy::kDeadline; }
+  bool idle_until_first_task() const override { return true; }
+  // Its check_preempt decides for any current task (a throttled task waits for its
+  // timer; one that cannot preempt is pushed).
+  bool decides_preemption_of_lower() const override { return true; }
+  bool follows_task_life() const override { return true; }
+  // accounting.cpp: admission control, and the jobs.
+  std::string sched_setattr(const Task& t, const SchedSettings& s) override;
+  void task_woken(Task& t) override;
+  void task_blocked(Task& t) override;
+  void task_period_done(Task& t, bool next_started) override;
+  void task_exiting(Task& t) override;
+  void run_ended() override;
+
   void task_new(Task& t, const Task* parent) override;
-  // No task has ever joined the class: the engine skips its pick, balancing and
-  // post_schedule (which would find nothing to do) on every schedule().
-  bool unused() const { return unused_; }
   CpuId select_cpu(Task& t, CpuId prev, const WakeInfo& how) override;
-  void enqueue(CpuId cpu, Task& t, EnqueueKind how) override;
+  void enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) override;
   void dequeue(CpuId cpu, Task& t, DequeueKind how) override;
   // Called for every woken deadline task, whatever class the CPU's current task is in.
   void check_preempt(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how) override;
   Task* pick_next(CpuId cpu) override;
   void put_prev(CpuId cpu, Task& prev) override;
   void task_tick(CpuId cpu, Task& curr) override;
+  // sched_yield(): the job is done; its budget is given up until the next period.
   void yield(CpuId cpu) override;
   void balance(CpuId cpu) override;
   void post_schedule(CpuId cpu) override;
@@ -50,7 +65,6 @@ class DlClass final : public SchedClass {
   bool throttled(TaskId id) const { return se_[id].throttled; }
 
  private:
-  bool unused_ = true;
   struct Entity {
     Task* task = nullptr;
     Time runtime = 0;       // budget left in this period (negative after a tick-late throttle)
@@ -63,6 +77,7 @@ class DlClass final : public SchedClass {
     bool yielded = false;
     bool in_queue = false;
     CpuId queue_cpu = kNoCpu;
+    DeadlineJob job;  // the job counted against its deadline (not the CBS deadline above)
   };
   struct RunQueue {
     std::vector<TaskId> queue;  // sorted by (deadline, seq), latest first: the pick is back()
@@ -85,6 +100,13 @@ class DlClass final : public SchedClass {
   bool push_one(CpuId cpu);
   void pull(CpuId cpu);
   void preempt_if_earlier(CpuId cpu, Entity& e);
+  void start_job(Task& t);
+  void close_job(Task& t, bool exiting = false);
+
+  // The bandwidth admitted for each task (runtime/period << 20; 0 for no reservation),
+  // kept from its first sched_setattr, before it joins, until it exits.
+  std::vector<int64_t> bw_;
+  int64_t total_bw_ = 0;
 
   std::vector<Entity> se_;
   std::vector<RunQueue> rq_;

@@ -1,4 +1,4 @@
-#include "sim/dl_class.h"
+#include "policy/deadline/deadline.h"
 
 #include <fmt/format.h>
 
@@ -17,14 +17,14 @@ void DlClass::attach(SchedContext& ctx) {
 }
 
 // A task becomes a deadline task (at creation or by a policy change): its parameters are
-// new, so its first activation starts a fresh period.
+// new, so its first activation starts a fresh period; its first job starts now.
 void DlClass::task_new(Task& t, const Task*) {
-  unused_ = false;
   if (static_cast<size_t>(t.id) >= se_.size()) se_.resize(static_cast<size_t>(t.id) + 1);
   Entity& e = se_[t.id];
   e = Entity{};
   e.task = &t;
   e.charged_exec = t.sum_exec_ns;
+  start_job(t);
 }
 
 Time DlClass::earliest_deadline(CpuId cpu) const {
@@ -106,7 +106,7 @@ void DlClass::throttle(CpuId cpu, Entity& e) {
   const Time next_period = e.deadline - t.dl_deadline_ns + t.dl_period_ns;
   if (next_period > ctx_->now()) {
     e.timer_at = next_period;
-    ctx_->start_timer(t.id, next_period);
+    ctx_->start_timer(*this, t.id, next_period);
     ctx_->resched(cpu);
     return;
   }
@@ -178,9 +178,9 @@ CpuId DlClass::select_cpu(Task& t, CpuId prev, const WakeInfo&) {
   return cpu;
 }
 
-void DlClass::enqueue(CpuId cpu, Task& t, EnqueueKind how) {
+void DlClass::enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) {
   Entity& e = se_[t.id];
-  if (how == EnqueueKind::kMigrate) {
+  if (how.kind == EnqueueKind::kMigrate) {
     insert(cpu, e);
     return;
   }
@@ -190,7 +190,7 @@ void DlClass::enqueue(CpuId cpu, Task& t, EnqueueKind how) {
     new_period(e);
   } else if (e.throttled) {
     return;  // the replenishment timer queues it
-  } else if (how == EnqueueKind::kWakeup) {
+  } else if (how.kind == EnqueueKind::kWakeup) {
     update_on_wakeup(e);
   }
   insert(cpu, e);
@@ -260,9 +260,11 @@ void DlClass::task_tick(CpuId cpu, Task&) {
 // period.
 void DlClass::yield(CpuId cpu) {
   RunQueue& rq = rq_[cpu];
-  if (rq.curr == kNoTask) return;
-  se_[rq.curr].yielded = true;
-  update_curr(cpu);
+  if (rq.curr != kNoTask) {
+    se_[rq.curr].yielded = true;
+    update_curr(cpu);
+  }
+  if (Task* t = ctx_->curr(cpu)) close_job(*t);  // the job counted ends with it
 }
 
 // push_dl_task(): move the earliest queued task that may run elsewhere to a CPU where it
