@@ -52,6 +52,30 @@ struct Connection {
   int32_t data, room;
 };
 
+// The start barrier: workers post `ready` and wait for `start`; each counts `done` at its end.
+struct Barrier {
+  int32_t ready, start, done;
+};
+
+// A worker says it is ready, waits for the start, runs `body` `repeat` times, and ends;
+// the main task forks it.
+void add_worker(std::string task_name, std::vector<Step> body, int64_t repeat, const Barrier& b,
+                std::vector<Step>& main, Workload& w) {
+  TaskSpec t = gen::one_shot(
+      std::move(task_name), 0,
+      {Step{Op::kSemPost, 0, 1, b.ready, -1, false, false}, gen::wait_progress(b.start, 1)});
+  Phase messages;
+  messages.name = "messages";
+  messages.loop = repeat;
+  messages.steps = std::move(body);
+  t.phases.push_back(std::move(messages));
+  Phase end;
+  end.name = "end";
+  end.steps = {gen::advance(b.done)};
+  t.phases.push_back(std::move(end));
+  main.push_back(gen::fork(gen::add_task(w, std::move(t))));
+}
+
 void generate(const HackbenchParams& p, const GeneratorContext&, Workload& w) {
   const bool pipes = p.mode == "pipes";
   const std::string& name = p.name;
@@ -62,26 +86,11 @@ void generate(const HackbenchParams& p, const GeneratorContext&, Workload& w) {
   const int64_t room = std::max<int64_t>(1, buffer_bytes / (p.datasize + overhead));
   const Time msg_ns = p.op_ns + p.datasize * p.ps_per_byte / 1000;
   const int32_t messages = w.marks.intern("messages");
-  const int32_t ready = w.semaphores.intern(name + ".ready");
-  const int32_t start = w.counters.intern(name + ".start");
-  const int32_t done = w.counters.intern(name + ".done");
-
+  const Barrier barrier{w.semaphores.intern(name + ".ready"), w.counters.intern(name + ".start"),
+                        w.counters.intern(name + ".done")};
   std::vector<Step> main;
-  // A worker says it is ready, waits for the start, runs `body` `repeat` times, and ends.
   auto worker = [&](std::string task_name, std::vector<Step> body, int64_t repeat) {
-    TaskSpec t = gen::one_shot(
-        std::move(task_name), 0,
-        {Step{Op::kSemPost, 0, 1, ready, -1, false, false}, gen::wait_progress(start, 1)});
-    Phase messages_phase;
-    messages_phase.name = "messages";
-    messages_phase.loop = repeat;
-    messages_phase.steps = std::move(body);
-    t.phases.push_back(std::move(messages_phase));
-    Phase end;
-    end.name = "end";
-    end.steps = {gen::advance(done)};
-    t.phases.push_back(std::move(end));
-    main.push_back(gen::fork(gen::add_task(w, std::move(t))));
+    add_worker(std::move(task_name), std::move(body), repeat, barrier, main, w);
   };
   for (int g = 0; g < p.groups; ++g) {
     std::vector<Connection> to(static_cast<size_t>(p.fds));
@@ -108,9 +117,9 @@ void generate(const HackbenchParams& p, const GeneratorContext&, Workload& w) {
     }
   }
   const int64_t workers = 2LL * p.groups * p.fds;
-  main.push_back(Step{Op::kSemWait, 0, workers, ready, -1, false, false});
-  main.push_back(gen::advance(start));  // wakes every worker at once
-  main.push_back(gen::wait_progress(done, workers));
+  main.push_back(Step{Op::kSemWait, 0, workers, barrier.ready, -1, false, false});
+  main.push_back(gen::advance(barrier.start));  // wakes every worker at once
+  main.push_back(gen::wait_progress(barrier.done, workers));
   gen::add_task(w, gen::one_shot(name, 1, std::move(main)));
   w.semaphore_initial.resize(w.semaphores.size(), 0);
 }
