@@ -96,5 +96,81 @@ TEST(DeclaredParams, JsonObjectsSetInFileOrder) {
             std::string::npos);
 }
 
+// The kinds a generator needs: a CPU list (absent by default), durations with
+// JsonReader::duration's wording, a half-open range, and "auto" words.
+#define GEN_TOY_PARAMS(X)                                                           \
+  X(params::CpuList, cpus, std::nullopt, params::any(), "toy 2.0", "where it runs") \
+  X(Time, wait_ns, 5, params::duration(), "toy 2.0", "how long it waits")           \
+  X(double, share, 0.5, params::half_open(0, 1), "toy 2.0", "a share below one")    \
+  X(int, jobs, 0, params::range(1, 64).or_word("auto", 0), "toy 2.0", "0: the CPU count")
+SCHEDLAB_DECLARE_PARAMS(GenToyParams, GEN_TOY_PARAMS)
+
+const params::Target kGen{"w.json", "workload", "generator 'toy'"};
+
+std::string object_error(const std::string& text) {
+  GenToyParams p;
+  return error_of([&] { GenToyParams::table().set_object(p, parse_json(text, "w.json"), kGen); });
+}
+
+TEST(DeclaredParams, CpuListsAreAbsentUntilGivenAndCheckedAgainstTheMachineLater) {
+  const auto& t = GenToyParams::table();
+  GenToyParams p;
+  EXPECT_FALSE(p.cpus.has_value());
+  t.set_object(p, parse_json(R"({"cpus": [3, 1]})", "w.json"), kGen);
+  EXPECT_EQ(p.cpus, (std::vector<int>{3, 1}));
+  EXPECT_EQ(object_error(R"({"cpus": [0, "a"]})"),
+            "w.json: workload.cpus[1]: expected an integer, found a string");
+  EXPECT_EQ(object_error(R"({"cpus": [256]})"), "w.json: workload.cpus[0]: 256 is outside 0..255");
+  EXPECT_EQ(object_error(R"({"cpus": 1})"),
+            "w.json: workload.cpus: expected an array of integers, found an integer");
+  // CPU 3 is a CPU number, but a 2-CPU machine does not have it.
+  EXPECT_EQ(error_of([&] { t.check_cpu_lists(p, kGen, 2); }),
+            "w.json: workload.cpus: CPU 3 is outside the machine's 2 CPUs");
+  EXPECT_EQ(error_of([&] { t.check_cpu_lists(p, kGen, 4); }), "");
+  t.set_text(p, "cpus", "0,2", kAt);
+  EXPECT_EQ(p.cpus, (std::vector<int>{0, 2}));
+  EXPECT_EQ(t.value_text(p, *t.find("cpus")), "0,2");
+  t.set_text(p, "cpus", "all", kAt);
+  EXPECT_FALSE(p.cpus.has_value());
+  EXPECT_EQ(t.value_text(p, *t.find("cpus")), "all");
+}
+
+TEST(DeclaredParams, DurationsAndHalfOpenRangesWordTheirReasons) {
+  GenToyParams p;
+  const auto& t = GenToyParams::table();
+  t.set_object(p, parse_json(R"({"wait_ns": 0, "share": 0.999})", "w.json"), kGen);
+  EXPECT_EQ(p.wait_ns, 0);
+  EXPECT_DOUBLE_EQ(p.share, 0.999);
+  t.set_object(p, parse_json(R"({"wait_ns": 1125899906842624})", "w.json"), kGen);  // 2^50
+  EXPECT_EQ(p.wait_ns, kMaxDurationNs);
+  EXPECT_EQ(object_error(R"({"wait_ns": -3})"), "w.json: workload.wait_ns: negative duration -3");
+  EXPECT_EQ(object_error(R"({"wait_ns": 1125899906842625})"),
+            "w.json: workload.wait_ns: duration 1125899906842625 overflows (the limit is "
+            "1125899906842624 ns)");
+  EXPECT_EQ(error_of([&] { t.set_text(p, "wait_ns", "-1", kAt); }),
+            "f.json: --param wait_ns: negative duration -1");
+  EXPECT_EQ(object_error(R"({"share": 1})"), "w.json: workload.share: 1 is outside [0, 1)");
+  EXPECT_EQ(object_error(R"({"share": -0.5})"), "w.json: workload.share: -0.5 is outside [0, 1)");
+}
+
+TEST(DeclaredParams, ListingShowsAValueThatHasAWordAsTheWord) {
+  GenToyParams p;
+  auto rows = GenToyParams::table().rows(p);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].value, "all");
+  EXPECT_EQ(rows[0].type, "params::CpuList");
+  EXPECT_EQ(rows[1].type, "Time");
+  EXPECT_EQ(rows[3].value, "auto");
+  p.jobs = 8;
+  rows = GenToyParams::table().rows(p);
+  EXPECT_EQ(rows[3].value, "8");
+}
+
+TEST(DeclaredParams, NameOfAMemberIsItsDeclaredName) {
+  EXPECT_STREQ(GenToyParams::table().name_of(&GenToyParams::share), "share");
+  EXPECT_STREQ(ToyParams::table().name_of(&ToyParams::START_DEBIT), "START_DEBIT");
+  EXPECT_STREQ(ToyParams::table().name_of(&ToyParams::preset), "preset");
+}
+
 }  // namespace
 }  // namespace schedlab

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -438,6 +440,113 @@ TEST(Desktop, AmarokLoadsItsCollectionSongBySongThroughMysqld) {
   EXPECT_EQ(r.metrics.marks.at("songs").count, 10u);
   EXPECT_EQ(r.metrics.marks.at("collection_loaded").first_ns, 60'000'000);
   EXPECT_EQ(r.task("mysqld").cpu_time_ns, 10'000'000);
+}
+
+// The registry: every generator once, in order, and each runs from its defaults alone.
+TEST(Generators, RegistryHoldsEveryGeneratorAndEachRunsOnItsDefaults) {
+  EXPECT_EQ(generator_names(), (Lines{"x264", "tbench", "hackbench", "oltp", "kbuild", "messaging",
+                                      "schbench", "pert", "konsole", "glitch1", "mediaplayer"}));
+  for (const GeneratorInfo& g : generator_registry()) {
+    EXPECT_FALSE(g.description.empty()) << g.name;
+    EXPECT_FALSE(g.params.empty()) << g.name;
+    const Scenario s = scenario_from_text(
+        fmt::format(R"({{"machine": {{"cpus": 2}}, "workload": {{"generator": "{}"}}}})", g.name),
+        "t.json");
+    EXPECT_FALSE(s.workload.tasks.empty()) << g.name;
+  }
+}
+
+// The listing names every generator and every parameter with its default; one block by hand.
+TEST(Generators, ListingNamesEveryGeneratorAndParameterWithItsDefault) {
+  const std::string listing = "\n" + format_generator_list();
+  for (const GeneratorInfo& g : generator_registry()) {
+    EXPECT_NE(listing.find(fmt::format("\n{:<14} {}\n", g.name, g.description)), std::string::npos)
+        << g.name;
+    for (const params::Row& p : g.params)
+      EXPECT_NE(listing.find(fmt::format("    {:<34} {:>12}  ", p.name, p.value)),
+                std::string::npos)
+          << g.name << "." << p.name;
+  }
+  EXPECT_NE(listing.find(
+                "pert           a CPU hog noting the gaps when it was descheduled\n"
+                "    cpus                                        all  CpuList  the CPUs it may run "
+                "on; all: not pinned [E4: pinned to CPU 0]\n"
+                "    nice                                          0  int      its nice level "
+                "[schedlab]\n"
+                "    name                                       pert  string   the task's name "
+                "[schedlab]\n"),
+            std::string::npos)
+      << listing;
+  // Defaults as declared, automatic ones by their word.
+  std::map<std::string, std::string> x264;
+  for (const params::Row& p : generator_registry().front().params) x264[p.name] = p.value;
+  EXPECT_EQ(x264.at("preset"), "medium");
+  EXPECT_EQ(x264.at("threads"), "auto");
+  EXPECT_EQ(x264.at("sync_lookahead"), "auto");
+  EXPECT_EQ(x264.at("frames"), "600");
+  EXPECT_EQ(x264.at("jitter"), "0.1");
+  EXPECT_EQ(x264.at("policy"), "SCHED_OTHER");
+}
+
+Scenario generated(const std::string& workload, int cpus = 2) {
+  return scenario_from_text(
+      fmt::format(R"({{"machine": {{"cpus": {}}}, "workload": {}}})", cpus, workload), "w.json");
+}
+
+std::string input_error(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Keys are read in file order and a repeated key's last value wins; an unknown key lists
+// the generator's parameters; CPU lists are checked against the machine.
+TEST(Generators, ParametersAreReadInFileOrderAndCheckedByTheirDeclaration) {
+  // 3 clients, 3 servers, tbench and tbench_srv.
+  EXPECT_EQ(
+      generated(R"({"generator": "tbench", "clients": 1, "clients": 3})").workload.tasks.size(),
+      8u);
+  EXPECT_EQ(input_error([] { generated(R"({"generator": "schbench", "wrokers": 2})"); }),
+            "w.json: workload.wrokers: unknown parameter for generator 'schbench' (it has: "
+            "message_threads, workers, rounds, sleep_ns, cpu_ns, name)");
+  EXPECT_EQ(input_error([] {
+              generated(R"([{"generator": "pert"}, {"generator": "konsole",
+                                           "x_cpus": [1, 2]}])");
+            }),
+            "w.json: workload[1].x_cpus: CPU 2 is outside the machine's 2 CPUs");
+  EXPECT_EQ(input_error([] { generated(R"({"generator": "tbench", "server_ns": -1})"); }),
+            "w.json: workload.server_ns: negative duration -1");
+  // A check across parameters runs after parsing: zero rounds, the frame and audio periods.
+  EXPECT_EQ(input_error([] { generated(R"({"generator": "schbench", "rounds": 0})"); }),
+            "w.json: workload.rounds: must be positive, or -1 for no end");
+  EXPECT_EQ(input_error([] { generated(R"({"generator": "mediaplayer", "audio_period_ns": 0})"); }),
+            "w.json: workload.audio_period_ns: must be positive");
+  // "auto" is the default, written out.
+  const Scenario written = generated(R"({"generator": "x264", "bframes": "auto", "ref": "auto",
+      "threads": "auto", "frames": 30})");
+  const Scenario omitted = generated(R"({"generator": "x264", "frames": 30})");
+  ASSERT_EQ(written.workload.tasks.size(), omitted.workload.tasks.size());
+  for (size_t i = 0; i < omitted.workload.tasks.size(); ++i)
+    EXPECT_EQ(written.workload.tasks[i].name, omitted.workload.tasks[i].name);
+  EXPECT_EQ(generated(R"({"generator": "kbuild", "jobs": "auto"})", 3).workload.semaphore_initial,
+            generated(R"({"generator": "kbuild", "jobs": 3})", 3).workload.semaphore_initial);
+}
+
+// mediaplayer's io_ns and movie_delay_ns (each once divided by zero): 10 songs of 3 ms
+// parsing, a 1 ms mysqld round trip and 1 ms of reading are loaded at 50 ms; mplayer
+// started 5 ms late finishes its 1 s movie at 1025 ms.
+TEST(Desktop, MediaPlayerReadsItsDelayAndTheScannersReadTime) {
+  ScenarioOverrides o;
+  o.duration_s = 2;
+  const RunOutput r = run_text(R"({"machine": {"cpus": 4}, "workload": {
+      "generator": "mediaplayer", "movie_s": 1, "songs": 10, "io_ns": 1000000,
+      "movie_delay_ns": 5000000}})",
+                               o);
+  EXPECT_EQ(r.metrics.marks.at("collection_loaded").first_ns, 50'000'000);
+  EXPECT_EQ(r.metrics.marks.at("movie_done").first_ns, 1'025'000'000);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -31,8 +32,21 @@ std::string number_text(double x) {
   return fmt::format("{}", x);
 }
 
+bool inside(double x, const Limits& l) { return x >= l.lo && (l.hi_open ? x < l.hi : x <= l.hi); }
+
+// The two limits that word their reasons their own way (durations as JsonReader::duration
+// words them); returns when neither applies.
+void fail_special(const Target& at, double x, const Limits& l, const std::string& shown) {
+  if (l.duration && x < 0) fail(at, fmt::format("negative duration {}", shown));
+  if (l.duration)
+    fail(at, fmt::format("duration {} overflows (the limit is {} ns)", shown, number_text(l.hi)));
+  if (l.hi_open)
+    fail(at, fmt::format("{} is outside [{}, {})", shown, number_text(l.lo), number_text(l.hi)));
+}
+
 void check_range(const Target& at, double x, const Limits& l, const std::string& shown) {
-  if (x >= l.lo && x <= l.hi) return;
+  if (inside(x, l)) return;
+  fail_special(at, x, l, shown);
   if (l.lo == 0 && std::isinf(l.hi)) fail(at, fmt::format("negative value {}", shown));
   if (std::isinf(l.hi)) fail(at, fmt::format("{} is below {}", shown, number_text(l.lo)));
   fail(at, fmt::format("{} is outside {}..{}", shown, number_text(l.lo), number_text(l.hi)));
@@ -93,7 +107,8 @@ void parse_int_json(const Target& at, const JValue& v, const Limits& l, Int& out
   } else {
     fail(at, "expected an integer, found " + v.type_name());
   }
-  if (static_cast<double>(x) < l.lo || static_cast<double>(x) > l.hi) {
+  if (!inside(static_cast<double>(x), l)) {
+    fail_special(at, static_cast<double>(x), l, std::to_string(x));
     if (std::isinf(l.hi) && l.lo == 0) fail(at, fmt::format("negative value {}", x));
     fail(at, fmt::format("{} is outside {}..{}", x, number_text(l.lo), number_text(l.hi)));
   }
@@ -155,9 +170,11 @@ void parse_json(const Target& at, const JValue& v, const Limits& l, int64_t& out
 void parse_json(const Target& at, const JValue& v, const Limits& l, double& out) {
   if (!v.is_number()) fail(at, "expected a number, found " + v.type_name());
   const double x = v.kind == JValue::Kind::kInt ? static_cast<double>(v.integer) : v.real;
-  if (!(x >= l.lo && x <= l.hi))
-    fail(at, fmt::format("{} is outside {}..{}", number_text(x), number_text(l.lo),
-                         number_text(l.hi)));
+  if (!inside(x, l)) {
+    fail_special(at, x, l, number_text(x));
+    fail(at,
+         fmt::format("{} is outside {}..{}", number_text(x), number_text(l.lo), number_text(l.hi)));
+  }
   out = x;
 }
 void parse_json(const Target& at, const JValue& v, const Limits& l, std::string& out) {
@@ -166,10 +183,63 @@ void parse_json(const Target& at, const JValue& v, const Limits& l, std::string&
   out = v.string;
 }
 
+void parse_text(const Target& at, const std::string& text, const Limits&, CpuList& out) {
+  if (text == "all") {
+    out.reset();
+    return;
+  }
+  std::vector<int> cpus;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    const size_t comma = std::min(text.find(',', begin), text.size());
+    int cpu = 0;
+    parse_int_text(at, text.substr(begin, comma - begin), range(0, kMaxCpus - 1), cpu);
+    cpus.push_back(cpu);
+    begin = comma + 1;
+  }
+  out = std::move(cpus);
+}
+
+// As JsonReader::int_list: an array of CPU numbers, an error naming the entry.
+void parse_json(const Target& at, const JValue& v, const Limits&, CpuList& out) {
+  if (!v.is_array()) fail(at, "expected an array of integers, found " + v.type_name());
+  std::vector<int> cpus;
+  for (size_t i = 0; i < v.items.size(); ++i) {
+    Target item = at;
+    item.key = fmt::format("{}[{}]", at.key, i);
+    int cpu = 0;
+    parse_int_json(item, v.items[i], range(0, kMaxCpus - 1), cpu);
+    cpus.push_back(cpu);
+  }
+  out = std::move(cpus);
+}
+
+void check_cpus_fit(const Target& at, const CpuList& cpus, int machine_cpus) {
+  if (!cpus) return;
+  for (int c : *cpus)
+    if (c < 0 || c >= machine_cpus)
+      fail(at, fmt::format("CPU {} is outside the machine's {} CPUs", c, machine_cpus));
+}
+
 std::string show(bool v) { return v ? "1" : "0"; }
 std::string show(int v) { return std::to_string(v); }
 std::string show(int64_t v) { return std::to_string(v); }
 std::string show(double v) { return fmt::format("{}", v); }
 std::string show(const std::string& v) { return v; }
+std::string show(const CpuList& v) {
+  if (!v) return "all";
+  std::string text;
+  for (int c : *v) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(c);
+  }
+  return text;
+}
+
+std::string show_word(const Limits& l, const std::string& text) {
+  for (const auto& [word, value] : l.words)
+    if (std::to_string(value) == text) return word;
+  return text;
+}
 
 }  // namespace schedlab::params

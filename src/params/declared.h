@@ -15,22 +15,28 @@
 // Presets are rows of defaults: a value of the struct with some fields changed.
 //
 // Column by column: X(type, name, default, limits, since, effect)
-//   type    bool, int, int64_t, double or std::string
+//   type    bool, int, int64_t (or Time), double, std::string, or params::CpuList (a list
+//           of CPUs, absent by default; Table::check_cpu_lists checks it against the
+//           machine once it is known)
 //   limits  params::any(), params::at_least(lo), params::range(lo, hi),
-//           params::one_of({"a", "b"}) for strings; `.or_word("auto", 0)` lets a number
-//           be written as a word (x264's `threads: "auto"`)
+//           params::half_open(lo, hi) (hi excluded), params::duration() (nanoseconds,
+//           0 up to kMaxDurationNs), params::one_of({"a", "b"}) for strings;
+//           `.or_word("auto", 0)` lets a number be written as a word (x264's
+//           `threads: "auto"`), and a value equal to a word is listed as that word
 //   since   the release or source the parameter and its default come from
 //   effect  one line: what it changes
 #pragma once
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "json/jtree.h"
+#include "util/types.h"
 
 namespace schedlab::params {
 
@@ -39,6 +45,8 @@ struct Limits {
   double hi = std::numeric_limits<double>::infinity();
   std::vector<std::string> choices;                       // a string parameter's values
   std::vector<std::pair<std::string, int64_t>> words;     // words a number may be written as
+  bool hi_open = false;                                   // hi itself is outside: [lo, hi)
+  bool duration = false;  // a time in ns: "negative duration", "overflows" as JsonReader
   Limits or_word(std::string word, int64_t value) const {
     Limits l = *this;
     l.words.emplace_back(std::move(word), value);
@@ -46,13 +54,37 @@ struct Limits {
   }
 };
 inline Limits any() { return {}; }
-inline Limits at_least(double lo) { return {lo, std::numeric_limits<double>::infinity(), {}, {}}; }
-inline Limits range(double lo, double hi) { return {lo, hi, {}, {}}; }
+inline Limits at_least(double lo) {
+  Limits l;
+  l.lo = lo;
+  return l;
+}
+inline Limits range(double lo, double hi) {
+  Limits l;
+  l.lo = lo;
+  l.hi = hi;
+  return l;
+}
+inline Limits half_open(double lo, double hi) {
+  Limits l = range(lo, hi);
+  l.hi_open = true;
+  return l;
+}
+// As JsonReader::duration reads nanoseconds: 0 up to kMaxDurationNs (2^50, exact in a double).
+inline Limits duration() {
+  Limits l = range(0, static_cast<double>(kMaxDurationNs));
+  l.duration = true;
+  return l;
+}
 inline Limits one_of(std::vector<std::string> choices) {
   Limits l;
   l.choices = std::move(choices);
   return l;
 }
+
+// A list of CPUs (a generator's `cpus`): absent means no pinning. Each entry is a CPU
+// number below kMaxCpus; whether the machine has it is known only later.
+using CpuList = std::optional<std::vector<int>>;
 
 // One parameter as listed: every column as text.
 struct Row {
@@ -62,7 +94,8 @@ struct Row {
 // The declaration of one parameter of struct S.
 template <class S>
 struct Field {
-  using Member = std::variant<bool S::*, int S::*, int64_t S::*, double S::*, std::string S::*>;
+  using Member =
+      std::variant<bool S::*, int S::*, int64_t S::*, double S::*, std::string S::*, CpuList S::*>;
   const char* name;
   const char* type;
   Member member;
@@ -82,16 +115,23 @@ void parse_text(const Target& at, const std::string& text, const Limits& l, int&
 void parse_text(const Target& at, const std::string& text, const Limits& l, int64_t& out);
 void parse_text(const Target& at, const std::string& text, const Limits& l, double& out);
 void parse_text(const Target& at, const std::string& text, const Limits& l, std::string& out);
+void parse_text(const Target& at, const std::string& text, const Limits& l, CpuList& out);
 void parse_json(const Target& at, const JValue& v, const Limits& l, bool& out);
 void parse_json(const Target& at, const JValue& v, const Limits& l, int& out);
 void parse_json(const Target& at, const JValue& v, const Limits& l, int64_t& out);
 void parse_json(const Target& at, const JValue& v, const Limits& l, double& out);
 void parse_json(const Target& at, const JValue& v, const Limits& l, std::string& out);
+void parse_json(const Target& at, const JValue& v, const Limits& l, CpuList& out);
 std::string show(bool v);
 std::string show(int v);
 std::string show(int64_t v);
 std::string show(double v);
 std::string show(const std::string& v);
+std::string show(const CpuList& v);
+// `text` (a value as show() gives it), or the word of `l` that stands for that value.
+std::string show_word(const Limits& l, const std::string& text);
+// Every CPU of `cpus` must be one of the machine's `machine_cpus`.
+void check_cpus_fit(const Target& at, const CpuList& cpus, int machine_cpus);
 [[noreturn]] void fail_unknown(const Target& at, const std::string& name,
                                const std::vector<std::string>& known);
 
@@ -106,6 +146,16 @@ class Table {
     for (const Field<S>& f : fields_)
       if (name == f.name) return &f;
     return nullptr;
+  }
+  // The declared name of a field: `table.name_of(&RrParams::slice_ns)` is "slice_ns", and a
+  // misspelt member fails to compile.
+  template <class M>
+  const char* name_of(M S::*member) const {
+    for (const Field<S>& f : fields_) {
+      const auto* m = std::get_if<M S::*>(&f.member);
+      if (m && *m == member) return f.name;
+    }
+    return "?";  // not reached: every member of S is declared by its list
   }
   std::vector<std::string> names() const {
     std::vector<std::string> n;
@@ -138,13 +188,23 @@ class Table {
       set_json(s, k, v, here);
     }
   }
+  // Every CPU-list field of `s` against the machine, once it is known (at.key as set_object).
+  void check_cpu_lists(const S& s, const Target& at, int machine_cpus) const {
+    for (const Field<S>& f : fields_)
+      if (const auto* m = std::get_if<CpuList S::*>(&f.member)) {
+        Target here = at;
+        here.key = at.key.empty() ? f.name : at.key + "." + f.name;
+        check_cpus_fit(here, s.**m, machine_cpus);
+      }
+  }
   std::string value_text(const S& s, const Field<S>& f) const {
     return std::visit([&](auto m) { return show(s.*m); }, f.member);
   }
   std::vector<Row> rows(const S& values) const {
     std::vector<Row> out;
     for (const Field<S>& f : fields_)
-      out.push_back({f.name, f.type, value_text(values, f), f.since, f.effect});
+      out.push_back(
+          {f.name, f.type, show_word(f.limits, value_text(values, f)), f.since, f.effect});
     return out;
   }
 

@@ -4,37 +4,34 @@
 
 namespace schedlab {
 
-std::vector<int> read_generator_cpus(const GeneratorContext& ctx, const JValue& v,
-                                     const std::string& key) {
-  std::vector<int> cpus = ctx.reader.int_list(v, key);
-  for (int c : cpus)
-    if (c < 0 || c >= ctx.machine.cpus)
-      ctx.reader.fail(key,
-                      fmt::format("CPU {} is outside the machine's {} CPUs", c, ctx.machine.cpus));
-  return cpus;
-}
+// The registry: one line per generator, in listing order. Each names the function
+// `GeneratorInfo <name>_generator()` that the generator's own file defines with
+// gen::declare (workload/generators/declare.h).
+#define SCHEDLAB_GENERATORS(X) \
+  X(x264)                      \
+  X(tbench)                    \
+  X(hackbench)                 \
+  X(oltp)                      \
+  X(kbuild)                    \
+  X(messaging)                 \
+  X(schbench)                  \
+  X(pert)                      \
+  X(konsole)                   \
+  X(glitch1)                   \
+  X(mediaplayer)
 
-namespace {
-struct Entry {
-  const char* name;
-  void (*generate)(const JValue&, const GeneratorContext&, Workload&);
-};
-const Entry kGenerators[] = {{"x264", generate_x264},
-                             {"tbench", generate_tbench},
-                             {"hackbench", generate_hackbench},
-                             {"oltp", generate_oltp},
-                             {"kbuild", generate_kbuild},
-                             {"messaging", generate_messaging},
-                             {"schbench", generate_schbench},
-                             {"pert", generate_pert},
-                             {"konsole", generate_konsole},
-                             {"glitch1", generate_glitch1},
-                             {"mediaplayer", generate_mediaplayer}};
-}  // namespace
+#define SCHEDLAB_GENERATOR_DECLARE_(name) GeneratorInfo name##_generator();
+SCHEDLAB_GENERATORS(SCHEDLAB_GENERATOR_DECLARE_)
+
+const std::vector<GeneratorInfo>& generator_registry() {
+#define SCHEDLAB_GENERATOR_ROW_(name) name##_generator(),
+  static const std::vector<GeneratorInfo> registry = {SCHEDLAB_GENERATORS(SCHEDLAB_GENERATOR_ROW_)};
+  return registry;
+}
 
 std::vector<std::string> generator_names() {
   std::vector<std::string> names;
-  for (const Entry& e : kGenerators) names.emplace_back(e.name);
+  for (const GeneratorInfo& g : generator_registry()) names.push_back(g.name);
   return names;
 }
 
@@ -42,11 +39,26 @@ void generate_workload(const JValue& spec, const GeneratorContext& ctx, Workload
   const JsonReader& r = ctx.reader;
   r.expect_object(spec, ctx.key);
   const std::string name = r.string(r.required(spec, ctx.key, "generator"), ctx.key + ".generator");
-  for (const Entry& e : kGenerators)
-    if (name == e.name) return e.generate(spec, ctx, out);
+  for (const GeneratorInfo& g : generator_registry())
+    if (name == g.name) return g.generate(spec, ctx, out);
   std::string known;
-  for (const Entry& e : kGenerators) known += (known.empty() ? "" : ", ") + std::string(e.name);
+  for (const GeneratorInfo& g : generator_registry()) known += (known.empty() ? "" : ", ") + g.name;
   r.fail(ctx.key + ".generator", "unknown generator '" + name + "' (known: " + known + ")");
+}
+
+// As `schedlab policies`: the generator and its line, then per parameter its name, default,
+// type, meaning and [source].
+std::string format_generator_list() {
+  std::string out;
+  for (const GeneratorInfo& g : generator_registry()) {
+    out += fmt::format("{:<14} {}\n", g.name, g.description);
+    for (const params::Row& p : g.params) {
+      const std::string type = p.type.rfind("std::", 0) == 0 ? p.type.substr(5) : p.type;
+      out += fmt::format("    {:<34} {:>12}  {:<8} {} [{}]\n", p.name, p.value, type, p.effect,
+                         p.since);
+    }
+  }
+  return out;
 }
 
 }  // namespace schedlab

@@ -21,69 +21,63 @@
 #include <fmt/format.h>
 
 #include "workload/generators/builder.h"
-#include "workload/generators/generators.h"
+#include "workload/generators/declare.h"
 
 namespace schedlab {
+namespace {
 
-void generate_mediaplayer(const JValue& spec, const GeneratorContext& ctx, Workload& w) {
-  const JsonReader& r = ctx.reader;
-  int64_t movie_s = 360, fps = 25, songs = 12'000;
-  Time audio_period_ns = 20 * kNsPerMs, audio_ns = kNsPerMs / 2, decode_ns = 4 * kNsPerMs;
-  Time song_ns = 3 * kNsPerMs, query_ns = kNsPerMs, io_ns = 2 * kNsPerMs, movie_delay_ns = 0;
-  int nice = 0;
-  std::optional<std::vector<int>> cpus;
-  for (const auto& [k, v] : spec.members) {
-    const std::string key = ctx.key + "." + k;
-    if (k == "generator") continue;
-    if (k == "movie_s")
-      movie_s = r.integer_in(v, key, 1, 86'400);
-    else if (k == "fps")
-      fps = r.integer_in(v, key, 1, 1000);
-    else if (k == "audio_period_ns")
-      audio_period_ns = r.duration(v, key, 1);
-    else if (k == "audio_ns")
-      audio_ns = r.duration(v, key, 1);
-    else if (k == "decode_ns")
-      decode_ns = r.duration(v, key, 1);
-    else if (k == "movie_delay_ns")
-      movie_delay_ns = r.duration(v, key, 0);
-    else if (k == "songs")
-      songs = r.integer_in(v, key, 0, 10'000'000);
-    else if (k == "song_ns")
-      song_ns = r.duration(v, key, 1);
-    else if (k == "query_ns")
-      query_ns = r.duration(v, key, 1);
-    else if (k == "io_ns")
-      io_ns = r.duration(v, key, 0);
-    else if (k == "nice")
-      nice = static_cast<int>(r.integer_in(v, key, -20, 19));
-    else if (k == "cpus")
-      cpus = read_generator_cpus(ctx, v, key);
-    else
-      r.fail(key,
-             "unknown key (generator, movie_s, fps, audio_period_ns, audio_ns, decode_ns, "
-             "movie_delay_ns, songs, song_ns, query_ns, io_ns, nice, cpus)");
-  }
-  const Time frame_ns = kNsPerSec / fps;
-  if (frame_ns % audio_period_ns != 0)
-    r.fail(ctx.key + ".audio_period_ns",
-           fmt::format("a frame ({} ns at {} fps) must be a whole number of audio periods",
-                       frame_ns, fps));
-  const int64_t periods_per_frame = frame_ns / audio_period_ns;
-  const int64_t frames = movie_s * fps;
+using params::CpuList;
 
+#define MEDIAPLAYER_PARAMS(X)                                                             \
+  X(int64_t, movie_s, 360, params::range(1, 86'400), "E4: an exactly 6-minute movie",     \
+    "the movie's length in seconds")                                                      \
+  X(int64_t, fps, 25, params::range(1, 1000), "assumption", "video frames per second")    \
+  X(Time, audio_period_ns, 20 * kNsPerMs, params::duration(),                             \
+    "assumption (1024 frames at 48 kHz: 21.3 ms)", "one sound-card period")               \
+  X(Time, audio_ns, kNsPerMs / 2, params::duration(), "assumption",                       \
+    "CPU to decode one audio period")                                                     \
+  X(Time, decode_ns, 4 * kNsPerMs, params::duration(), "assumption",                      \
+    "CPU to decode one video frame")                                                      \
+  X(Time, movie_delay_ns, 0, params::duration(), "schedlab", "when mplayer starts")       \
+  X(int64_t, songs, 12'000, params::range(0, 10'000'000), "E4: a 12,000-song collection", \
+    "songs amarok scans; 0: no amarok and no mysqld")                                     \
+  X(Time, song_ns, 3 * kNsPerMs, params::duration(), "assumption",                        \
+    "amarok's CPU to parse one song's tags")                                              \
+  X(Time, query_ns, kNsPerMs, params::duration(), "assumption", "mysqld's CPU per song")  \
+  X(Time, io_ns, 2 * kNsPerMs, params::duration(), "assumption",                          \
+    "amarok asleep reading the next file")                                                \
+  X(int, nice, 0, params::range(-20, 19), "schedlab", "nice level of mplayer's threads")  \
+  X(CpuList, cpus, std::nullopt, params::any(), "E4: all on CPU 0",                       \
+    "the CPUs of every task; all: not pinned")
+SCHEDLAB_DECLARE_PARAMS(MediaplayerParams, MEDIAPLAYER_PARAMS)
+
+void validate(const MediaplayerParams& p, const GeneratorContext& ctx) {
+  if (p.audio_period_ns == 0)
+    gen::reject(ctx, &MediaplayerParams::audio_period_ns, "must be positive");
+  const Time frame_ns = kNsPerSec / p.fps;
+  if (frame_ns % p.audio_period_ns != 0)
+    gen::reject(ctx, &MediaplayerParams::audio_period_ns,
+                fmt::format("a frame ({} ns at {} fps) must be a whole number of audio periods",
+                            frame_ns, p.fps));
+}
+
+// mplayer: the audio thread feeds the card period by period and posts the frame clock
+// every frame's worth of periods; the video thread decodes and shows a frame per post.
+void add_mplayer(const MediaplayerParams& p, Workload& w) {
+  const int64_t periods_per_frame = kNsPerSec / p.fps / p.audio_period_ns;
+  const int64_t frames = p.movie_s * p.fps;
   const int32_t timer = w.timers.intern("mplayer.audio_clock");
   w.timer_unique.resize(w.timers.size());
   const int32_t frame_clock = w.semaphores.intern("mplayer.frame_clock");
-  const Step wait_for_card{Op::kTimer, audio_period_ns, 0, timer, -1, false};
+  const Step wait_for_card{Op::kTimer, p.audio_period_ns, 0, timer, -1, false};
   const int32_t frames_mark = w.marks.intern("frames");
   const int32_t done_mark = w.marks.intern("movie_done");
 
-  TaskSpec audio = gen::one_shot("mplayer.audio", 1, {}, nice);
+  TaskSpec audio = gen::one_shot("mplayer.audio", 1, {}, p.nice);
   audio.phases.front().name = "play";
   audio.phases.front().loop = frames;
-  for (int64_t p = 0; p < periods_per_frame; ++p) {
-    audio.phases.front().steps.push_back(gen::run(audio_ns));
+  for (int64_t i = 0; i < periods_per_frame; ++i) {
+    audio.phases.front().steps.push_back(gen::run(p.audio_ns));
     audio.phases.front().steps.push_back(wait_for_card);
   }
   audio.phases.front().steps.push_back(Step{Op::kSemPost, 0, 1, frame_clock, -1, false, false});
@@ -91,44 +85,59 @@ void generate_mediaplayer(const JValue& spec, const GeneratorContext& ctx, Workl
   end.name = "drain";
   end.steps = {wait_for_card, gen::mark(done_mark)};
   audio.phases.push_back(std::move(end));
-  audio.cpus = cpus;
-  audio.delay_ns = movie_delay_ns;
+  audio.cpus = p.cpus;
+  audio.delay_ns = p.movie_delay_ns;
   gen::add_task(w, std::move(audio));
 
   TaskSpec video =
       gen::one_shot("mplayer.video", 1,
-                    {gen::run(decode_ns), Step{Op::kSemWait, 0, 1, frame_clock, -1, false, false},
+                    {gen::run(p.decode_ns), Step{Op::kSemWait, 0, 1, frame_clock, -1, false, false},
                      gen::mark(frames_mark)},
-                    nice);
+                    p.nice);
   video.phases.front().loop = frames;
-  video.cpus = cpus;
-  video.delay_ns = movie_delay_ns;
+  video.cpus = p.cpus;
+  video.delay_ns = p.movie_delay_ns;
   gen::add_task(w, std::move(video));
+}
 
-  if (songs == 0) return;
+// amarok's collection scanner and the mysqld that answers it, one round trip per song.
+void add_amarok(const MediaplayerParams& p, Workload& w) {
   const int32_t request = w.semaphores.intern("mysqld.requests");
   const int32_t reply = w.semaphores.intern("mysqld.replies");
   const int32_t song_mark = w.marks.intern("songs");
   const int32_t loaded = w.marks.intern("collection_loaded");
-  std::vector<Step> scan = {gen::run(song_ns), Step{Op::kSemPost, 0, 1, request, -1, false, true},
+  std::vector<Step> scan = {gen::run(p.song_ns), Step{Op::kSemPost, 0, 1, request, -1, false, true},
                             Step{Op::kSemWait, 0, 1, reply, -1, false, false},
                             gen::mark(song_mark)};
-  if (io_ns > 0) scan.push_back(gen::sleep_for(io_ns));
+  if (p.io_ns > 0) scan.push_back(gen::sleep_for(p.io_ns));
   TaskSpec scanner = gen::one_shot("amarok.scanner", 1, std::move(scan));
-  scanner.phases.front().loop = songs;
+  scanner.phases.front().loop = p.songs;
   Phase finished;
   finished.name = "loaded";
   finished.steps = {gen::mark(loaded)};
   scanner.phases.push_back(std::move(finished));
-  scanner.cpus = cpus;
+  scanner.cpus = p.cpus;
   gen::add_task(w, std::move(scanner));
   TaskSpec mysqld =
       gen::one_shot("mysqld", 1,
-                    {Step{Op::kSemWait, 0, 1, request, -1, false, false}, gen::run(query_ns),
+                    {Step{Op::kSemWait, 0, 1, request, -1, false, false}, gen::run(p.query_ns),
                      Step{Op::kSemPost, 0, 1, reply, -1, false, true}});
-  mysqld.phases.front().loop = songs;
-  mysqld.cpus = cpus;
+  mysqld.phases.front().loop = p.songs;
+  mysqld.cpus = p.cpus;
   gen::add_task(w, std::move(mysqld));
+}
+
+void generate(const MediaplayerParams& p, const GeneratorContext&, Workload& w) {
+  add_mplayer(p, w);
+  if (p.songs > 0) add_amarok(p, w);
+}
+
+}  // namespace
+
+GeneratorInfo mediaplayer_generator() {
+  return gen::declare<MediaplayerParams>(
+      "mediaplayer", "mplayer playing a movie beside amarok scanning its collection (E4)", generate,
+      validate);
 }
 
 }  // namespace schedlab

@@ -12,42 +12,32 @@
 #include <fmt/format.h>
 
 #include "workload/generators/builder.h"
-#include "workload/generators/generators.h"
+#include "workload/generators/declare.h"
 
 namespace schedlab {
+namespace {
 
-void generate_messaging(const JValue& spec, const GeneratorContext& ctx, Workload& w) {
-  const JsonReader& r = ctx.reader;
-  int senders = 8, receivers = 8, batch = 16;
-  int64_t messages = -1;
-  Time send_ns = 5'000, handle_ns = 10'000;
-  bool sync = true;
-  std::string name = "msg";
-  for (const auto& [k, v] : spec.members) {
-    const std::string key = ctx.key + "." + k;
-    if (k == "generator") continue;
-    if (k == "senders")
-      senders = static_cast<int>(r.integer_in(v, key, 1, 4096));
-    else if (k == "receivers")
-      receivers = static_cast<int>(r.integer_in(v, key, 1, 4096));
-    else if (k == "batch")
-      batch = static_cast<int>(r.integer_in(v, key, 1, 1'000'000));
-    else if (k == "messages")
-      messages = r.integer_in(v, key, -1, 1'000'000'000);
-    else if (k == "send_ns")
-      send_ns = r.duration(v, key, 1);
-    else if (k == "handle_ns")
-      handle_ns = r.duration(v, key, 1);
-    else if (k == "sync")
-      sync = r.boolean(v, key);
-    else if (k == "name")
-      name = r.string(v, key);
-    else
-      r.fail(key,
-             "unknown key (generator, senders, receivers, batch, messages, send_ns, "
-             "handle_ns, sync, name)");
-  }
-  if (messages == 0) r.fail(ctx.key + ".messages", "must be positive, or -1 for no end");
+#define MESSAGING_PARAMS(X)                                                                  \
+  X(int, senders, 8, params::range(1, 4096), "assumption (vmark's setup is unknown)",        \
+    "sender tasks")                                                                          \
+  X(int, receivers, 8, params::range(1, 4096), "assumption", "receiver tasks")               \
+  X(int, batch, 16, params::range(1, 1'000'000), "assumption",                               \
+    "messages to each receiver between waits for their acknowledgements")                    \
+  X(int64_t, messages, -1, params::range(-1, 1'000'000'000), "schedlab",                     \
+    "messages from each sender to each receiver; -1: until the duration")                    \
+  X(Time, send_ns, 5'000, params::duration(), "assumption", "sender CPU to build a message") \
+  X(Time, handle_ns, 10'000, params::duration(), "assumption", "receiver CPU per message")   \
+  X(bool, sync, true, params::any(), "assumption", "a message's post is a sync wake-up")     \
+  X(std::string, name, "msg", params::any(), "schedlab", "prefix of task and object names")
+SCHEDLAB_DECLARE_PARAMS(MessagingParams, MESSAGING_PARAMS)
+
+void validate(const MessagingParams& p, const GeneratorContext& ctx) {
+  if (p.messages == 0)
+    gen::reject(ctx, &MessagingParams::messages, "must be positive, or -1 for no end");
+}
+
+void generate(const MessagingParams& p, const GeneratorContext&, Workload& w) {
+  const std::string& name = p.name;
   const int32_t handled = w.marks.intern("messages");
   // One queue and one acknowledgement semaphore per (sender, receiver) pair.
   auto queue = [&](int s, int d) {
@@ -56,34 +46,43 @@ void generate_messaging(const JValue& spec, const GeneratorContext& ctx, Workloa
   auto ack = [&](int s, int d) {
     return w.semaphores.intern(fmt::format("{}.{}.{}.ack", name, s, d));
   };
-  const int64_t loop = messages > 0 ? messages : INT64_MAX;
-  for (int s = 0; s < senders; ++s) {
+  const int64_t loop = p.messages > 0 ? p.messages : INT64_MAX;
+  const int64_t batches = (p.messages + p.batch - 1) / p.batch;  // when messages > 0
+  for (int s = 0; s < p.senders; ++s) {
     std::vector<Step> steps;
-    for (int b = 0; b < batch; ++b)
-      for (int i = 0; i < receivers; ++i) {
-        const int d = (s + i) % receivers;
-        steps.push_back(gen::run(send_ns));
-        steps.push_back(Step{Op::kSemPost, 0, 1, queue(s, d), -1, false, sync});
+    for (int b = 0; b < p.batch; ++b)
+      for (int i = 0; i < p.receivers; ++i) {
+        const int d = (s + i) % p.receivers;
+        steps.push_back(gen::run(p.send_ns));
+        steps.push_back(Step{Op::kSemPost, 0, 1, queue(s, d), -1, false, p.sync});
       }
-    for (int d = 0; d < receivers; ++d)
-      steps.push_back(Step{Op::kSemWait, 0, batch, ack(s, d), -1, false, false});
+    for (int d = 0; d < p.receivers; ++d)
+      steps.push_back(Step{Op::kSemWait, 0, p.batch, ack(s, d), -1, false, false});
     TaskSpec t = gen::one_shot(fmt::format("{}-sender{}", name, s), 1, std::move(steps));
-    t.phases.front().loop = messages > 0 ? (messages + batch - 1) / batch : loop;
+    t.phases.front().loop = p.messages > 0 ? batches : loop;
     gen::add_task(w, std::move(t));
   }
-  for (int d = 0; d < receivers; ++d) {
+  for (int d = 0; d < p.receivers; ++d) {
     std::vector<Step> steps;
-    for (int s = 0; s < senders; ++s) {
+    for (int s = 0; s < p.senders; ++s) {
       // A message from each sender, in the order they were sent to this receiver.
       steps.push_back(Step{Op::kSemWait, 0, 1, queue(s, d), -1, false, false});
-      steps.push_back(gen::run(handle_ns));
+      steps.push_back(gen::run(p.handle_ns));
       steps.push_back(gen::mark(handled));
       steps.push_back(Step{Op::kSemPost, 0, 1, ack(s, d), -1, false, false});
     }
     TaskSpec t = gen::one_shot(fmt::format("{}-receiver{}", name, d), 1, std::move(steps));
-    t.phases.front().loop = messages > 0 ? ((messages + batch - 1) / batch) * batch : loop;
+    t.phases.front().loop = p.messages > 0 ? batches * p.batch : loop;
     gen::add_task(w, std::move(t));
   }
+}
+
+}  // namespace
+
+GeneratorInfo messaging_generator() {
+  return gen::declare<MessagingParams>(
+      "messaging", "many-to-many messages in batches, standing in for vmark (E4)", generate,
+      validate);
 }
 
 }  // namespace schedlab

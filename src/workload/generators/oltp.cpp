@@ -25,106 +25,123 @@
 #include <fmt/format.h>
 
 #include "workload/generators/builder.h"
-#include "workload/generators/generators.h"
+#include "workload/generators/declare.h"
 
 namespace schedlab {
 
 namespace {
 
-struct OltpParams {
-  std::string variant = "pgsql", lock_policy, name = "oltp";
-  int clients = 8, buffer_partitions = 16;
-  int64_t transactions = -1;
-  bool read_only = false;
-  Time client_ns = 20'000, point_ns = 50'000, range_ns = 200'000, write_ns = 100'000,
-       begin_ns = 10'000, commit_ns = 50'000, hold_ns = 1'000, wal_hold_ns = 5'000;
-};
+#define OLTP_PARAMS(X)                                                                         \
+  X(std::string, variant, "pgsql", params::one_of({"pgsql", "mysql"}), "sysbench 0.4 (E4)",    \
+    "the database: PostgreSQL backend processes or MySQL connection threads")                  \
+  X(std::string, lock_policy, "auto", params::one_of({"auto", "pg_spin", "innodb", "futex"}),  \
+    "PostgreSQL s_lock; InnoDB mutexes",                                                       \
+    "how a lock waiter waits; auto: pg_spin for pgsql, innodb for mysql")                      \
+  X(int, clients, 8, params::range(1, 4096), "sysbench --num-threads (E4)",                    \
+    "client threads, one connection and one server task each")                                 \
+  X(int64_t, transactions, -1, params::range(-1, 1'000'000'000), "schedlab",                   \
+    "transactions per client; -1: until the duration")                                         \
+  X(bool, read_only, false, params::any(), "sysbench --oltp-read-only",                        \
+    "leave out the 4 writes of each transaction")                                              \
+  X(int, buffer_partitions, 16, params::range(1, 1024), "assumption (PostgreSQL 8.x's count)", \
+    "buffer-mapping locks a query picks one of")                                               \
+  X(Time, client_ns, 20'000, params::duration(), "assumption", "client CPU per query")         \
+  X(Time, point_ns, 50'000, params::duration(), "assumption", "server CPU per point select")   \
+  X(Time, range_ns, 200'000, params::duration(), "assumption", "server CPU per range query")   \
+  X(Time, write_ns, 100'000, params::duration(), "assumption", "server CPU per write")         \
+  X(Time, begin_ns, 10'000, params::duration(), "assumption", "server CPU of BEGIN")           \
+  X(Time, commit_ns, 50'000, params::duration(), "assumption", "server CPU of COMMIT")         \
+  X(Time, hold_ns, 1'000, params::duration(), "assumption",                                    \
+    "critical section under the snapshot and buffer locks")                                    \
+  X(Time, wal_hold_ns, 5'000, params::duration(), "assumption",                                \
+    "critical section under the WAL insert lock")                                              \
+  X(std::string, name, "oltp", params::any(), "schedlab", "prefix of task and object names")
+SCHEDLAB_DECLARE_PARAMS(OltpParams, OLTP_PARAMS)
+
+void validate(const OltpParams& p, const GeneratorContext& ctx) {
+  if (p.transactions == 0)
+    gen::reject(ctx, &OltpParams::transactions, "must be positive, or -1 for no end");
+}
 
 SpinLockConfig lock_config(const std::string& policy) {
   SpinLockConfig c;  // PostgreSQL's s_lock back-off schedule by default
   if (policy == "innodb") {
-    c.spin_ns = 20'000;
+    c.spin_ns = 20'000;  // spin rounds then one sched_yield (an assumption for the counts)
     c.yield_rounds = 1;
     c.fallback = SpinFallback::kBlock;
   } else if (policy == "futex") {
-    c.spin_ns = 1'000;
+    c.spin_ns = 1'000;  // a short spin: an assumption
     c.fallback = SpinFallback::kBlock;
   }
   return c;
 }
 
-}  // namespace
+// sysbench 0.4's "complex" transaction: BEGIN, 10 point selects, 4 range queries, in
+// read-write mode 4 writes (index update, non-index update, delete, insert), COMMIT.
+enum class Query { kBegin, kPoint, kRange, kWrite, kCommit };
+std::vector<Query> transaction(bool read_only) {
+  std::vector<Query> txn{Query::kBegin};
+  for (int i = 0; i < 10; ++i) txn.push_back(Query::kPoint);
+  for (int i = 0; i < 4; ++i) txn.push_back(Query::kRange);
+  if (!read_only)
+    for (int i = 0; i < 4; ++i) txn.push_back(Query::kWrite);
+  txn.push_back(Query::kCommit);
+  return txn;
+}
 
-void generate_oltp(const JValue& spec, const GeneratorContext& ctx, Workload& w) {
-  const JsonReader& r = ctx.reader;
-  OltpParams p;
-  for (const auto& [k, v] : spec.members) {
-    const std::string key = ctx.key + "." + k;
-    if (k == "generator") continue;
-    if (k == "variant") {
-      p.variant = r.string(v, key);
-      if (p.variant != "pgsql" && p.variant != "mysql") r.fail(key, "expected pgsql or mysql");
-    } else if (k == "lock_policy") {
-      p.lock_policy = r.string(v, key);
-      if (p.lock_policy != "pg_spin" && p.lock_policy != "innodb" && p.lock_policy != "futex")
-        r.fail(key, "expected pg_spin, innodb or futex");
-    } else if (k == "clients") {
-      p.clients = static_cast<int>(r.integer_in(v, key, 1, 4096));
-    } else if (k == "transactions") {
-      p.transactions = r.integer_in(v, key, -1, 1'000'000'000);
-      if (p.transactions == 0) r.fail(key, "must be positive, or -1 for no end");
-    } else if (k == "read_only") {
-      p.read_only = r.boolean(v, key);
-    } else if (k == "buffer_partitions") {
-      p.buffer_partitions = static_cast<int>(r.integer_in(v, key, 1, 1024));
-    } else if (k == "client_ns") {
-      p.client_ns = r.duration(v, key, 1);
-    } else if (k == "point_ns") {
-      p.point_ns = r.duration(v, key, 1);
-    } else if (k == "range_ns") {
-      p.range_ns = r.duration(v, key, 1);
-    } else if (k == "write_ns") {
-      p.write_ns = r.duration(v, key, 1);
-    } else if (k == "begin_ns") {
-      p.begin_ns = r.duration(v, key, 1);
-    } else if (k == "commit_ns") {
-      p.commit_ns = r.duration(v, key, 1);
-    } else if (k == "hold_ns") {
-      p.hold_ns = r.duration(v, key, 1);
-    } else if (k == "wal_hold_ns") {
-      p.wal_hold_ns = r.duration(v, key, 1);
-    } else if (k == "name") {
-      p.name = r.string(v, key);
-    } else {
-      r.fail(key,
-             "unknown key (generator, variant, lock_policy, clients, transactions, read_only, "
-             "buffer_partitions, client_ns, point_ns, range_ns, write_ns, begin_ns, commit_ns, "
-             "hold_ns, wal_hold_ns, name)");
-    }
-  }
-  if (p.lock_policy.empty()) p.lock_policy = p.variant == "pgsql" ? "pg_spin" : "innodb";
-  w.spin_configs.push_back(lock_config(p.lock_policy));
-  const auto config = static_cast<int64_t>(w.spin_configs.size() - 1);
-  const int32_t snapshot = w.spinlocks.intern(p.name + ".snapshot");
-  const int32_t wal = w.spinlocks.intern(p.name + ".wal");
+struct Locks {
+  int64_t config;  // the waiting policy, an index into the workload's spin configs
+  int32_t snapshot, wal;
   std::vector<int32_t> buffers;
-  for (int b = 0; b < p.buffer_partitions; ++b)
-    buffers.push_back(w.spinlocks.intern(fmt::format("{}.buffer{}", p.name, b)));
-  const int32_t transactions = w.marks.intern("transactions");
-  const int32_t queries = w.marks.intern("queries");
+};
 
-  auto section = [&](std::vector<Step>& s, int32_t lock, Time hold) {
-    s.push_back(Step{Op::kSpinLock, 0, config, lock, -1, false, false});
+// The server's part of one query: the locks it takes in order, then its CPU.
+void serve(const OltpParams& p, const Locks& locks, Query query, int32_t buffer,
+           std::vector<Step>& s) {
+  auto section = [&](int32_t lock, Time hold) {
+    s.push_back(Step{Op::kSpinLock, 0, locks.config, lock, -1, false, false});
     s.push_back(gen::run(hold));
     s.push_back(Step{Op::kSpinUnlock, 0, 0, lock, -1, false, false});
   };
-  enum class Kind { kBegin, kPoint, kRange, kWrite, kCommit };
-  std::vector<Kind> txn{Kind::kBegin};
-  for (int i = 0; i < 10; ++i) txn.push_back(Kind::kPoint);
-  for (int i = 0; i < 4; ++i) txn.push_back(Kind::kRange);
-  if (!p.read_only)
-    for (int i = 0; i < 4; ++i) txn.push_back(Kind::kWrite);
-  txn.push_back(Kind::kCommit);
+  switch (query) {
+    case Query::kBegin:
+      section(locks.snapshot, p.hold_ns);
+      s.push_back(gen::run(p.begin_ns));
+      break;
+    case Query::kPoint:
+    case Query::kRange:
+      section(locks.snapshot, p.hold_ns);
+      section(buffer, p.hold_ns);
+      s.push_back(gen::run(query == Query::kPoint ? p.point_ns : p.range_ns));
+      break;
+    case Query::kWrite:
+      section(locks.snapshot, p.hold_ns);
+      section(buffer, p.hold_ns);
+      section(locks.wal, p.wal_hold_ns);
+      s.push_back(gen::run(p.write_ns));
+      break;
+    case Query::kCommit:
+      section(locks.wal, p.wal_hold_ns);
+      section(locks.snapshot, p.hold_ns);
+      s.push_back(gen::run(p.commit_ns));
+      break;
+  }
+}
+
+void generate(const OltpParams& p, const GeneratorContext&, Workload& w) {
+  const std::string lock_policy = p.lock_policy != "auto" ? p.lock_policy
+                                  : p.variant == "pgsql"  ? "pg_spin"
+                                                          : "innodb";
+  w.spin_configs.push_back(lock_config(lock_policy));
+  Locks locks;
+  locks.config = static_cast<int64_t>(w.spin_configs.size() - 1);
+  locks.snapshot = w.spinlocks.intern(p.name + ".snapshot");
+  locks.wal = w.spinlocks.intern(p.name + ".wal");
+  for (int b = 0; b < p.buffer_partitions; ++b)
+    locks.buffers.push_back(w.spinlocks.intern(fmt::format("{}.buffer{}", p.name, b)));
+  const int32_t transactions = w.marks.intern("transactions");
+  const int32_t queries = w.marks.intern("queries");
+  const std::vector<Query> txn = transaction(p.read_only);
 
   for (int c = 0; c < p.clients; ++c) {
     const int32_t request = w.semaphores.intern(fmt::format("{}.{}.request", p.name, c));
@@ -136,30 +153,9 @@ void generate_oltp(const JValue& spec, const GeneratorContext& ctx, Workload& w)
       client.push_back(Step{Op::kSemWait, 0, 1, reply, -1, false, false});
       client.push_back(gen::mark(queries));
       server.push_back(Step{Op::kSemWait, 0, 1, request, -1, false, false});
-      const int32_t buffer = buffers[(static_cast<size_t>(c) * 7919 + q * 104729) % buffers.size()];
-      switch (txn[q]) {
-        case Kind::kBegin:
-          section(server, snapshot, p.hold_ns);
-          server.push_back(gen::run(p.begin_ns));
-          break;
-        case Kind::kPoint:
-        case Kind::kRange:
-          section(server, snapshot, p.hold_ns);
-          section(server, buffer, p.hold_ns);
-          server.push_back(gen::run(txn[q] == Kind::kPoint ? p.point_ns : p.range_ns));
-          break;
-        case Kind::kWrite:
-          section(server, snapshot, p.hold_ns);
-          section(server, buffer, p.hold_ns);
-          section(server, wal, p.wal_hold_ns);
-          server.push_back(gen::run(p.write_ns));
-          break;
-        case Kind::kCommit:
-          section(server, wal, p.wal_hold_ns);
-          section(server, snapshot, p.hold_ns);
-          server.push_back(gen::run(p.commit_ns));
-          break;
-      }
+      // A fixed spread of clients and query positions over the partitions (two primes).
+      const size_t partition = (static_cast<size_t>(c) * 7919 + q * 104729) % locks.buffers.size();
+      serve(p, locks, txn[q], locks.buffers[partition], server);
       server.push_back(Step{Op::kSemPost, 0, 1, reply, -1, false, true});
     }
     client.push_back(gen::mark(transactions));
@@ -174,6 +170,14 @@ void generate_oltp(const JValue& spec, const GeneratorContext& ctx, Workload& w)
     server_task.phases.front().loop = loop;
     gen::add_task(w, std::move(server_task));
   }
+}
+
+}  // namespace
+
+GeneratorInfo oltp_generator() {
+  return gen::declare<OltpParams>(
+      "oltp", "sysbench 0.4 OLTP against PostgreSQL or MySQL, with their userland locks", generate,
+      validate);
 }
 
 }  // namespace schedlab

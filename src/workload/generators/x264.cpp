@@ -35,7 +35,7 @@
 
 #include "util/rng.h"
 #include "workload/generators/builder.h"
-#include "workload/generators/generators.h"
+#include "workload/generators/declare.h"
 
 namespace schedlab {
 namespace {
@@ -47,8 +47,10 @@ struct Preset {
   double lookahead_share;
 };
 
-// ultrafast: ref 1, no B, dia (merange 16), rc-lookahead 0; medium: ref 3, 3 B, hex 16;
-// veryslow: ref 16, 8 B, umh 24 (x264 --fullhelp of 2009).
+// ultrafast: ref 1, no B, dia (merange 16), rc-lookahead 0; veryfast: ref 1, 3 B, hex 16;
+// medium: ref 3, 3 B, hex 16; veryslow: ref 16, 8 B, umh 24 (x264 --fullhelp of 2009).
+// fps: E1's single-thread calibration, but veryfast's 60 is an assumption; the lookahead
+// shares are assumptions.
 constexpr Preset kPresets[] = {
     {"ultrafast", 130.76, 1, 0, 16, 0.01},
     {"veryfast", 60.0, 1, 3, 16, 0.05},
@@ -56,103 +58,68 @@ constexpr Preset kPresets[] = {
     {"veryslow", 1.90, 16, 8, 24, 0.10},
 };
 
-constexpr double kMainShare = 0.03;
-constexpr Time kInputRead4cifNs = 100'000;
-constexpr double kWeightI = 0.6, kWeightP = 1.0, kWeightB = 0.7;
-constexpr int kMvRange = 512;
-constexpr int k4cifMacroblocks = 44 * 36;
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  for (const Preset& p : kPresets) names.emplace_back(p.name);
+  return names;
+}
 
-struct Params {
-  const Preset* preset = &kPresets[2];
-  bool zerolatency = false;
-  int threads = 0;  // 0: auto
-  int frames = 600;
-  int width = 704, height = 576;
-  int bframes = -1, ref = -1, sync_lookahead = -1, keyint = 250;
-  bool pool = false;
-  int frame_nice = 0;
-  double jitter = 0.1;
-  std::string name = "x264";
-  SchedPolicy policy = SchedPolicy::kOther;  // schedtool -B runs it all as SCHED_BATCH
-};
+const Preset& preset_named(const std::string& name) {
+  for (const Preset& p : kPresets)
+    if (name == p.name) return p;
+  return kPresets[2];  // not reached: the parameter's limits allow only the names above
+}
+
+constexpr double kMainShare = 0.03;         // the main thread's serial work: an assumption
+constexpr Time kInputRead4cifNs = 100'000;  // reading one 4CIF frame: an assumption
+constexpr double kWeightI = 0.6, kWeightP = 1.0, kWeightB = 0.7;  // per-row weights: assumed
+constexpr int kMvRange = 512;              // mv_range: an assumption (x264's cap in pixels)
+constexpr int k4cifMacroblocks = 44 * 36;  // 704x576 in 16x16 macroblocks
+
+#define X264_PARAMS(X)                                                                             \
+  X(std::string, preset, "medium", params::one_of(preset_names()), "x264 presets (2009-07)",       \
+    "a row of the preset table: ref, B frames, motion range, speed, lookahead share")              \
+  X(std::string, tune, "none", params::one_of({"zerolatency", "none"}), "x264 (2009-12)",          \
+    "zerolatency: sliced threads, no lookahead, no B frames unless bframes is given")              \
+  X(int, threads, 0, params::range(1, 128).or_word("auto", 0), "x264 r607",                        \
+    "encoder threads; auto: 1.5 per CPU for frames (rows / 2 at most), 1 per CPU for slices")      \
+  X(int, frames, 600, params::range(1, 1'000'000), "E1: soccer_4cif", "frames to encode")          \
+  X(int, width, 704, params::range(16, 16384), "E1: 4CIF", "picture width in pixels")              \
+  X(int, height, 576, params::range(16, 16384), "E1: 4CIF", "picture height in pixels")            \
+  X(int, bframes, -1, params::range(0, 16).or_word("auto", -1), "x264 --bframes",                  \
+    "B frames between anchors; auto: the preset's, 0 with zerolatency")                            \
+  X(int, ref, -1, params::range(1, 16).or_word("auto", -1), "x264 --ref",                          \
+    "reference frames of a P frame; auto: the preset's")                                           \
+  X(int, sync_lookahead, -1, params::range(0, 250).or_word("auto", -1), "x264 r1246",              \
+    "lookahead thread's buffer in frames, 0: no thread; auto: bframes + 1")                        \
+  X(int, keyint, 250, params::range(1, 100'000), "x264 --keyint", "an I frame every n frames")     \
+  X(std::string, style, "thread-per-frame", params::one_of({"thread-per-frame", "pool"}),          \
+    "x264 2007 to mid 2010; pool after", "a new thread per frame, or persistent ones")             \
+  X(int, frame_nice, 0, params::range(-20, 19), "schedlab",                                        \
+    "nice level of the frame (or slice) threads")                                                  \
+  X(double, jitter, 0.1, params::half_open(0, 1), "assumption",                                    \
+    "each row's cost varies uniformly by up to +-jitter")                                          \
+  X(std::string, name, "x264", params::any(), "schedlab", "the main thread, prefix of the others") \
+  X(std::string, policy, "SCHED_OTHER",                                                            \
+    params::one_of({"SCHED_OTHER", "SCHED_BATCH", "SCHED_IDLE"}), "E3: schedtool -B",              \
+    "scheduling policy of every thread")
+SCHEDLAB_DECLARE_PARAMS(X264Params, X264_PARAMS)
+
+void validate(const X264Params& p, const GeneratorContext& ctx) {
+  if (p.name.empty()) gen::reject(ctx, &X264Params::name, "must not be empty");
+}
+
+SchedPolicy policy_of(const std::string& name) {
+  if (name == "SCHED_BATCH") return SchedPolicy::kBatch;
+  if (name == "SCHED_IDLE") return SchedPolicy::kIdle;
+  return SchedPolicy::kOther;
+}
 
 struct Frame {
   char type = 'P';  // I, P or B, in coded order
   bool is_ref = true;
   std::vector<int> refs;  // coded indices of the frames it waits on
 };
-
-Params read_params(const JValue& spec, const GeneratorContext& ctx) {
-  const JsonReader& r = ctx.reader;
-  Params p;
-  for (const auto& [k, v] : spec.members) {
-    const std::string key = ctx.key + "." + k;
-    if (k == "generator") continue;
-    if (k == "preset") {
-      const std::string name = r.string(v, key);
-      p.preset = nullptr;
-      for (const Preset& pr : kPresets)
-        if (name == pr.name) p.preset = &pr;
-      if (!p.preset)
-        r.fail(key, "unknown preset '" + name + "' (ultrafast, veryfast, medium, veryslow)");
-    } else if (k == "tune") {
-      const std::string tune = r.string(v, key);
-      if (tune != "zerolatency" && tune != "none")
-        r.fail(key, "unknown tune '" + tune + "' (zerolatency, none)");
-      p.zerolatency = tune == "zerolatency";
-    } else if (k == "threads") {
-      if (v.is_string() && v.string == "auto")
-        p.threads = 0;
-      else
-        p.threads = static_cast<int>(r.integer_in(v, key, 1, 128));
-    } else if (k == "frames") {
-      p.frames = static_cast<int>(r.integer_in(v, key, 1, 1'000'000));
-    } else if (k == "width") {
-      p.width = static_cast<int>(r.integer_in(v, key, 16, 16384));
-    } else if (k == "height") {
-      p.height = static_cast<int>(r.integer_in(v, key, 16, 16384));
-    } else if (k == "bframes") {
-      p.bframes = static_cast<int>(r.integer_in(v, key, 0, 16));
-    } else if (k == "ref") {
-      p.ref = static_cast<int>(r.integer_in(v, key, 1, 16));
-    } else if (k == "sync_lookahead") {
-      if (v.is_string() && v.string == "auto")
-        p.sync_lookahead = -1;
-      else
-        p.sync_lookahead = static_cast<int>(r.integer_in(v, key, 0, 250));
-    } else if (k == "keyint") {
-      p.keyint = static_cast<int>(r.integer_in(v, key, 1, 100000));
-    } else if (k == "style") {
-      const std::string style = r.string(v, key);
-      if (style != "thread-per-frame" && style != "pool")
-        r.fail(key, "unknown style '" + style + "' (thread-per-frame, pool)");
-      p.pool = style == "pool";
-    } else if (k == "frame_nice") {
-      p.frame_nice = static_cast<int>(r.integer_in(v, key, -20, 19));
-    } else if (k == "jitter") {
-      p.jitter = r.number(v, key);
-      if (!(p.jitter >= 0 && p.jitter < 1)) r.fail(key, "must be in [0, 1)");
-    } else if (k == "name") {
-      p.name = r.string(v, key);
-      if (p.name.empty()) r.fail(key, "must not be empty");
-    } else if (k == "policy") {
-      const std::string policy = r.string(v, key);
-      if (policy == "SCHED_OTHER")
-        p.policy = SchedPolicy::kOther;
-      else if (policy == "SCHED_BATCH")
-        p.policy = SchedPolicy::kBatch;
-      else if (policy == "SCHED_IDLE")
-        p.policy = SchedPolicy::kIdle;
-      else
-        r.fail(key, "unknown policy '" + policy + "' (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE)");
-    } else {
-      r.fail(key,
-             "unknown key (generator, preset, tune, threads, frames, width, height, bframes, ref, "
-             "sync_lookahead, keyint, style, frame_nice, jitter, name, policy)");
-    }
-  }
-  return p;
-}
 
 // Frame types and references in coded order: an anchor (P, or I every keyint frames in
 // display order) followed by the B frames displayed before it.
@@ -190,180 +157,264 @@ int row_lag(int height, int threads, int me_range) {
   return (r + 24) / 16;
 }
 
+// The encoder as configured: the automatic settings resolved on this machine, and the
+// costs at capacity 1024, scaled from 4CIF by area.
+struct Encoder {
+  const Preset* preset;
+  std::string name;
+  bool sliced, pool;
+  int threads, bframes, ref, sync_lookahead, mb_rows, mb_cols, frame_nice;
+  int lag;  // rows a frame stays behind its references (mv_range_thread)
+  Time main_ns, lookahead_ns, input_ns;
+  double encode_ns;  // a frame's encoding work, its rows together
+};
+
+Encoder configure(const X264Params& p, int ncpu) {
+  Encoder e;
+  e.preset = &preset_named(p.preset);
+  e.name = p.name;
+  e.sliced = p.tune == "zerolatency";
+  e.pool = p.style == "pool";
+  e.frame_nice = p.frame_nice;
+  e.mb_rows = (p.height + 15) / 16;
+  e.mb_cols = (p.width + 15) / 16;
+  int threads = p.threads;
+  if (threads == 0)  // x264_threads_auto
+    threads = e.sliced ? std::min(ncpu, std::max(1, e.mb_rows / 4))
+                       : std::min(ncpu * 3 / 2, std::max(1, e.mb_rows / 2));
+  e.threads = std::clamp(threads, 1, 128);
+  // zerolatency turns B frames off unless --bframes is given too (E3's variants).
+  e.bframes = p.bframes >= 0 ? p.bframes : e.sliced ? 0 : e.preset->bframes;
+  e.ref = p.ref > 0 ? p.ref : e.preset->ref;
+  e.sync_lookahead = p.sync_lookahead >= 0 ? p.sync_lookahead : e.bframes + 1;
+  if (e.threads == 1 || e.sliced) e.sync_lookahead = 0;
+  e.lag = row_lag(p.height, e.threads, e.preset->me_range);
+
+  const double area = static_cast<double>(e.mb_rows * e.mb_cols) / k4cifMacroblocks;
+  const double frame_ns = 1e9 / e.preset->fps_4cif * area;
+  e.main_ns = static_cast<Time>(frame_ns * kMainShare);
+  e.lookahead_ns = static_cast<Time>(frame_ns * e.preset->lookahead_share);
+  e.input_ns = static_cast<Time>(static_cast<double>(kInputRead4cifNs) * area);
+  e.encode_ns = frame_ns - static_cast<double>(e.main_ns + e.lookahead_ns + e.input_ns);
+  return e;
+}
+
+// Row costs: the frame type's weight over the plan's mean weight, with jitter drawn from
+// the run's seed in the order the programs are built.
+class RowCosts {
+ public:
+  RowCosts(const Encoder& e, const std::vector<Frame>& plan, double jitter, uint64_t seed)
+      : encode_ns_(e.encode_ns),
+        mb_rows_(e.mb_rows),
+        jitter_(jitter),
+        rng_(seed ^ 0x78323634ULL) {  // "x264": a stream of its own
+    double weight_sum = 0;
+    for (const Frame& f : plan) weight_sum += weight(f);
+    weight_mean_ = weight_sum / static_cast<double>(plan.size());
+  }
+  Time next(const Frame& f) {
+    const double jitter = 1 + jitter_ * (2 * rng_.unit() - 1);
+    return static_cast<Time>(encode_ns_ * weight(f) / weight_mean_ / mb_rows_ * jitter);
+  }
+
+ private:
+  static double weight(const Frame& f) {
+    return f.type == 'I' ? kWeightI : f.type == 'B' ? kWeightB : kWeightP;
+  }
+  double encode_ns_;
+  int mb_rows_;
+  double jitter_, weight_mean_ = 1;
+  Rng rng_;
+};
+
+// The main thread's program, and the mark it counts encoded frames with.
+struct Main {
+  std::vector<Step> steps;
+  int32_t frames_mark;
+};
+
+// One thread: everything in the calling thread, frame after frame.
+void encode_serially(const Encoder& e, const std::vector<Frame>& plan, RowCosts& costs,
+                     Main& main) {
+  for (const Frame& f : plan) {
+    Time encode = 0;
+    for (int y = 0; y < e.mb_rows; ++y) encode += costs.next(f);
+    main.steps.push_back(gen::run(e.input_ns + e.lookahead_ns + e.main_ns + encode));
+    main.steps.push_back(gen::mark(main.frames_mark));
+  }
+}
+
+// Sliced threads: per frame the main thread starts every slice and waits for all.
+void encode_sliced(const Encoder& e, const std::vector<Frame>& plan, RowCosts& costs, Main& main,
+                   Workload& w) {
+  const int threads = e.threads;
+  const int32_t go = w.counters.intern(e.name + ".slices_start");
+  const int32_t done = w.counters.intern(e.name + ".slices_done");
+  std::vector<std::vector<Step>> slice_steps(threads);
+  for (size_t fi = 0; fi < plan.size(); ++fi) {
+    main.steps.push_back(gen::run(e.input_ns + e.main_ns));
+    main.steps.push_back(gen::advance(go));
+    main.steps.push_back(gen::wait_progress(done, static_cast<int64_t>(fi + 1) * threads));
+    main.steps.push_back(gen::mark(main.frames_mark));
+    for (int s = 0; s < threads; ++s) {
+      const int first = s * e.mb_rows / threads, last = (s + 1) * e.mb_rows / threads;
+      Time cost = 0;
+      for (int y = first; y < last; ++y) cost += costs.next(plan[fi]);
+      auto& st = slice_steps[s];
+      st.push_back(gen::wait_progress(go, static_cast<int64_t>(fi + 1)));
+      if (cost > 0) st.push_back(gen::run(cost));
+      st.push_back(gen::advance(done));
+    }
+  }
+  for (int s = 0; s < threads; ++s)
+    gen::add_task(w, gen::one_shot(fmt::format("{}-slice{}", e.name, s), 1,
+                                   std::move(slice_steps[s]), e.frame_nice));
+}
+
+// Each frame's program: per row, wait for the references, encode, publish (reference
+// frames every row, the others once, at their end).
+std::vector<std::vector<Step>> frame_programs(const Encoder& e, const std::vector<Frame>& plan,
+                                              const std::vector<int32_t>& rows_done,
+                                              RowCosts& costs) {
+  std::vector<std::vector<Step>> programs(plan.size());
+  for (size_t fi = 0; fi < plan.size(); ++fi) {
+    const Frame& f = plan[fi];
+    auto& st = programs[fi];
+    for (int y = 0; y < e.mb_rows; ++y) {
+      for (int r : f.refs)
+        st.push_back(gen::wait_progress(rows_done[r], std::min(e.mb_rows, y + e.lag)));
+      st.push_back(gen::run(costs.next(f)));
+      if (f.is_ref) st.push_back(gen::advance(rows_done[fi]));
+    }
+    if (!f.is_ref) st.push_back(gen::advance(rows_done[fi], e.mb_rows));
+  }
+  return programs;
+}
+
+// Frame threads: a new one per frame (their task indices, to fork), or a pool of
+// `threads` persistent ones that take frames round-robin as `started` counts them.
+std::vector<int32_t> add_frame_threads(const Encoder& e, std::vector<std::vector<Step>> programs,
+                                       int32_t started, Workload& w) {
+  std::vector<int32_t> frame_task(programs.size(), -1);
+  if (e.pool) {
+    for (int t = 0; t < e.threads; ++t) {
+      std::vector<Step> st;
+      for (size_t fi = static_cast<size_t>(t); fi < programs.size();
+           fi += static_cast<size_t>(e.threads)) {
+        st.push_back(gen::wait_progress(started, static_cast<int64_t>(fi + 1)));
+        st.insert(st.end(), programs[fi].begin(), programs[fi].end());
+      }
+      gen::add_task(
+          w, gen::one_shot(fmt::format("{}-worker{}", e.name, t), 1, std::move(st), e.frame_nice));
+    }
+  } else {
+    for (size_t fi = 0; fi < programs.size(); ++fi)
+      frame_task[fi] = gen::add_task(w, gen::one_shot(fmt::format("{}-frame{}", e.name, fi), 0,
+                                                      std::move(programs[fi]), e.frame_nice));
+  }
+  return frame_task;
+}
+
+// The lookahead's FIFOs: frames pushed in, decisions out, decisions taken by the main thread.
+struct Lookahead {
+  int32_t pushed, decided, consumed;
+};
+
+// The lookahead thread: analyse each pushed frame, at most sync_lookahead decisions ahead
+// of the main thread.
+void add_lookahead(const Encoder& e, int frames, const Lookahead& la, Workload& w) {
+  std::vector<Step> st;
+  for (int j = 0; j < frames; ++j) {
+    st.push_back(gen::wait_progress(la.pushed, j + 1));
+    if (e.lookahead_ns > 0) st.push_back(gen::run(e.lookahead_ns));
+    st.push_back(gen::advance(la.decided));
+    if (j + 1 - e.sync_lookahead > 0)
+      st.push_back(gen::wait_progress(la.consumed, j + 1 - e.sync_lookahead));
+  }
+  gen::add_task(w, gen::one_shot(e.name + "-lookahead", 1, std::move(st)));
+}
+
+// Frame threads: the main thread, per frame, has the input read by a helper thread, takes
+// the lookahead's decision (or makes it), joins the frame that last used the next thread
+// context, and starts the frame; at the end it joins those still in flight.
+void encode_with_frame_threads(const Encoder& e, const std::vector<Frame>& plan, RowCosts& costs,
+                               Main& main, Workload& w) {
+  std::vector<int32_t> rows_done(plan.size());
+  for (size_t fi = 0; fi < plan.size(); ++fi)
+    rows_done[fi] = w.counters.intern(fmt::format("{}.frame{}.rows", e.name, fi));
+  std::vector<std::vector<Step>> programs = frame_programs(e, plan, rows_done, costs);
+  const int32_t started = w.counters.intern(e.name + ".frames_started");
+  const std::vector<int32_t> frame_task = add_frame_threads(e, std::move(programs), started, w);
+  // The per-frame input thread (x264's CLI reads the next frame in a helper thread).
+  const int32_t input_done = w.counters.intern(e.name + ".input_read");
+  const int32_t input_task = gen::add_task(
+      w, gen::one_shot(e.name + "-input", 0, {gen::run(e.input_ns), gen::advance(input_done)}));
+  int64_t inputs = 0;
+  auto read_input = [&] {
+    main.steps.push_back(gen::fork(input_task));
+    main.steps.push_back(gen::wait_progress(input_done, ++inputs));
+  };
+  const Lookahead la{w.counters.intern(e.name + ".lookahead_in"),
+                     w.counters.intern(e.name + ".lookahead_out"),
+                     w.counters.intern(e.name + ".lookahead_taken")};
+  const int frames = static_cast<int>(plan.size());
+  if (e.sync_lookahead > 0) {
+    add_lookahead(e, frames, la, w);
+    for (int j = 0; j < std::min(frames, e.sync_lookahead); ++j) {  // the encoder's delay
+      read_input();
+      main.steps.push_back(gen::advance(la.pushed));
+    }
+  }
+  auto join = [&](int fi) {
+    main.steps.push_back(gen::wait_progress(rows_done[static_cast<size_t>(fi)], e.mb_rows));
+    main.steps.push_back(gen::mark(main.frames_mark));
+  };
+  for (int fi = 0; fi < frames; ++fi) {
+    if (e.sync_lookahead > 0) {
+      if (fi + e.sync_lookahead < frames) {
+        read_input();
+        main.steps.push_back(gen::advance(la.pushed));
+      }
+      main.steps.push_back(gen::wait_progress(la.decided, fi + 1));
+      main.steps.push_back(gen::advance(la.consumed));
+      main.steps.push_back(gen::run(e.main_ns));
+    } else {
+      read_input();
+      main.steps.push_back(gen::run(e.main_ns + e.lookahead_ns));
+    }
+    if (fi >= e.threads) join(fi - e.threads);
+    main.steps.push_back(e.pool ? gen::advance(started) : gen::fork(frame_task[fi]));
+  }
+  for (int fi = std::max(0, frames - e.threads); fi < frames; ++fi) join(fi);
+}
+
+void generate(const X264Params& p, const GeneratorContext& ctx, Workload& w) {
+  const Encoder e = configure(p, ctx.machine.cpus);
+  const std::vector<Frame> plan = frame_plan(p.frames, e.bframes, e.ref, p.keyint);
+  RowCosts costs(e, plan, p.jitter, ctx.seed);
+  Main main{{}, w.marks.intern("frames")};
+  const int32_t main_index = gen::add_task(w, TaskSpec{});  // filled in at the end
+  if (e.threads == 1)
+    encode_serially(e, plan, costs, main);
+  else if (e.sliced)
+    encode_sliced(e, plan, costs, main, w);
+  else
+    encode_with_frame_threads(e, plan, costs, main, w);
+  w.tasks[main_index] = gen::one_shot(e.name, 1, std::move(main.steps));
+  const SchedPolicy policy = policy_of(p.policy);
+  for (size_t i = static_cast<size_t>(main_index); i < w.tasks.size(); ++i)
+    w.tasks[i].sched.policy = policy;
+}
+
 }  // namespace
 
 int x264_row_lag(int height, int threads, int me_range) {
   return row_lag(height, threads, me_range);
 }
 
-void generate_x264(const JValue& spec, const GeneratorContext& ctx, Workload& w) {
-  const Params p = read_params(spec, ctx);
-  const int mb_rows = (p.height + 15) / 16, mb_cols = (p.width + 15) / 16;
-  const bool sliced = p.zerolatency;
-  const int ncpu = ctx.machine.cpus;
-  int threads = p.threads;
-  if (threads == 0)  // x264_threads_auto
-    threads = sliced ? std::min(ncpu, std::max(1, mb_rows / 4))
-                     : std::min(ncpu * 3 / 2, std::max(1, mb_rows / 2));
-  threads = std::clamp(threads, 1, 128);
-  // zerolatency turns B frames off unless --bframes is given too (E3's variants).
-  const int bframes = p.bframes >= 0 ? p.bframes : sliced ? 0 : p.preset->bframes;
-  const int ref = p.ref > 0 ? p.ref : p.preset->ref;
-  int sync_lookahead = p.sync_lookahead >= 0 ? p.sync_lookahead : bframes + 1;
-  if (threads == 1 || sliced) sync_lookahead = 0;
-
-  // Costs at capacity 1024, scaled from 4CIF by area.
-  const double area = static_cast<double>(mb_rows * mb_cols) / k4cifMacroblocks;
-  const double frame_ns = 1e9 / p.preset->fps_4cif * area;
-  const auto main_ns = static_cast<Time>(frame_ns * kMainShare);
-  const auto lookahead_ns = static_cast<Time>(frame_ns * p.preset->lookahead_share);
-  const auto input_ns = static_cast<Time>(static_cast<double>(kInputRead4cifNs) * area);
-  const double encode_ns = frame_ns - static_cast<double>(main_ns + lookahead_ns + input_ns);
-
-  const std::vector<Frame> plan = frame_plan(p.frames, bframes, ref, p.keyint);
-  double weight_sum = 0;
-  for (const Frame& f : plan)
-    weight_sum += f.type == 'I' ? kWeightI : f.type == 'B' ? kWeightB : kWeightP;
-  const double weight_mean = weight_sum / static_cast<double>(plan.size());
-  Rng rng(ctx.seed ^ 0x78323634ULL);  // "x264"
-  auto row_cost = [&](const Frame& f) {
-    const double wt = f.type == 'I' ? kWeightI : f.type == 'B' ? kWeightB : kWeightP;
-    const double jitter = 1 + p.jitter * (2 * rng.unit() - 1);
-    return static_cast<Time>(encode_ns * wt / weight_mean / mb_rows * jitter);
-  };
-
-  const std::string& n = p.name;
-  const int32_t frames_mark = w.marks.intern("frames");
-  Phase main_phase;
-  main_phase.name = "main";
-  std::vector<Step>& main = main_phase.steps;
-  const int32_t main_index = gen::add_task(w, TaskSpec{});  // filled in at the end
-
-  if (threads == 1) {  // no threads at all: everything in the calling thread
-    for (const Frame& f : plan) {
-      Time encode = 0;
-      for (int y = 0; y < mb_rows; ++y) encode += row_cost(f);
-      main.push_back(gen::run(input_ns + lookahead_ns + main_ns + encode));
-      main.push_back(gen::mark(frames_mark));
-    }
-  } else if (sliced) {
-    const int32_t go = w.counters.intern(n + ".slices_start");
-    const int32_t done = w.counters.intern(n + ".slices_done");
-    std::vector<std::vector<Step>> slice_steps(threads);
-    for (size_t fi = 0; fi < plan.size(); ++fi) {
-      main.push_back(gen::run(input_ns + main_ns));
-      main.push_back(gen::advance(go));
-      main.push_back(gen::wait_progress(done, static_cast<int64_t>(fi + 1) * threads));
-      main.push_back(gen::mark(frames_mark));
-      for (int s = 0; s < threads; ++s) {
-        const int first = s * mb_rows / threads, last = (s + 1) * mb_rows / threads;
-        Time cost = 0;
-        for (int y = first; y < last; ++y) cost += row_cost(plan[fi]);
-        auto& st = slice_steps[s];
-        st.push_back(gen::wait_progress(go, static_cast<int64_t>(fi + 1)));
-        if (cost > 0) st.push_back(gen::run(cost));
-        st.push_back(gen::advance(done));
-      }
-    }
-    for (int s = 0; s < threads; ++s)
-      gen::add_task(w, gen::one_shot(fmt::format("{}-slice{}", n, s), 1, std::move(slice_steps[s]),
-                                     p.frame_nice));
-  } else {
-    const int lag = row_lag(p.height, threads, p.preset->me_range);
-    std::vector<int32_t> rows_done(plan.size());
-    for (size_t fi = 0; fi < plan.size(); ++fi)
-      rows_done[fi] = w.counters.intern(fmt::format("{}.frame{}.rows", n, fi));
-    // Each frame's program: per row, wait for the references, encode, publish.
-    std::vector<std::vector<Step>> frame_steps(plan.size());
-    for (size_t fi = 0; fi < plan.size(); ++fi) {
-      const Frame& f = plan[fi];
-      auto& st = frame_steps[fi];
-      for (int y = 0; y < mb_rows; ++y) {
-        for (int r : f.refs)
-          st.push_back(gen::wait_progress(rows_done[r], std::min(mb_rows, y + lag)));
-        st.push_back(gen::run(row_cost(f)));
-        if (f.is_ref) st.push_back(gen::advance(rows_done[fi]));
-      }
-      if (!f.is_ref) st.push_back(gen::advance(rows_done[fi], mb_rows));
-    }
-    // Frame threads: a new one per frame, or a pool of `threads` persistent ones.
-    std::vector<int32_t> frame_task(plan.size(), -1);
-    const int32_t started = w.counters.intern(n + ".frames_started");
-    if (p.pool) {
-      for (int t = 0; t < threads; ++t) {
-        std::vector<Step> st;
-        for (size_t fi = static_cast<size_t>(t); fi < plan.size();
-             fi += static_cast<size_t>(threads)) {
-          st.push_back(gen::wait_progress(started, static_cast<int64_t>(fi + 1)));
-          st.insert(st.end(), frame_steps[fi].begin(), frame_steps[fi].end());
-        }
-        gen::add_task(
-            w, gen::one_shot(fmt::format("{}-worker{}", n, t), 1, std::move(st), p.frame_nice));
-      }
-    } else {
-      for (size_t fi = 0; fi < plan.size(); ++fi)
-        frame_task[fi] = gen::add_task(w, gen::one_shot(fmt::format("{}-frame{}", n, fi), 0,
-                                                        std::move(frame_steps[fi]), p.frame_nice));
-    }
-    // The per-frame input thread (x264's CLI reads the next frame in a helper thread).
-    const int32_t input_done = w.counters.intern(n + ".input_read");
-    const int32_t input_task = gen::add_task(
-        w, gen::one_shot(n + "-input", 0, {gen::run(input_ns), gen::advance(input_done)}));
-    int64_t inputs = 0;
-    auto read_input = [&] {
-      main.push_back(gen::fork(input_task));
-      main.push_back(gen::wait_progress(input_done, ++inputs));
-    };
-    // The lookahead thread and its FIFOs.
-    const int32_t pushed = w.counters.intern(n + ".lookahead_in");
-    const int32_t decided = w.counters.intern(n + ".lookahead_out");
-    const int32_t consumed = w.counters.intern(n + ".lookahead_taken");
-    const int frames = static_cast<int>(plan.size());
-    if (sync_lookahead > 0) {
-      std::vector<Step> la;
-      for (int j = 0; j < frames; ++j) {
-        la.push_back(gen::wait_progress(pushed, j + 1));
-        if (lookahead_ns > 0) la.push_back(gen::run(lookahead_ns));
-        la.push_back(gen::advance(decided));
-        if (j + 1 - sync_lookahead > 0)
-          la.push_back(gen::wait_progress(consumed, j + 1 - sync_lookahead));
-      }
-      gen::add_task(w, gen::one_shot(n + "-lookahead", 1, std::move(la)));
-      for (int j = 0; j < std::min(frames, sync_lookahead); ++j) {  // the encoder's delay
-        read_input();
-        main.push_back(gen::advance(pushed));
-      }
-    }
-    auto join = [&](size_t fi) {
-      main.push_back(gen::wait_progress(rows_done[fi], mb_rows));
-      main.push_back(gen::mark(frames_mark));
-    };
-    for (int fi = 0; fi < frames; ++fi) {
-      if (sync_lookahead > 0) {
-        if (fi + sync_lookahead < frames) {
-          read_input();
-          main.push_back(gen::advance(pushed));
-        }
-        main.push_back(gen::wait_progress(decided, fi + 1));
-        main.push_back(gen::advance(consumed));
-        main.push_back(gen::run(main_ns));
-      } else {
-        read_input();
-        main.push_back(gen::run(main_ns + lookahead_ns));
-      }
-      if (fi >= threads) join(static_cast<size_t>(fi - threads));
-      if (p.pool)
-        main.push_back(gen::advance(started));
-      else
-        main.push_back(gen::fork(frame_task[fi]));
-    }
-    for (int fi = std::max(0, frames - threads); fi < frames; ++fi) join(static_cast<size_t>(fi));
-  }
-  TaskSpec main_task = gen::one_shot(n, 1, {});
-  main_task.phases.front() = std::move(main_phase);
-  w.tasks[main_index] = std::move(main_task);
-  for (size_t i = static_cast<size_t>(main_index); i < w.tasks.size(); ++i)
-    w.tasks[i].sched.policy = p.policy;
+GeneratorInfo x264_generator() {
+  return gen::declare<X264Params>(
+      "x264", "x264 of 2009: frame threads, lookahead, sliced threads (E1-E3)", generate, validate);
 }
 
 }  // namespace schedlab
