@@ -6,9 +6,11 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <filesystem>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "analysis/analyzer.h"
@@ -242,7 +244,7 @@ void run_sweeps(const std::vector<SweepSpec>& specs,
         const auto start = std::chrono::steady_clock::now();
         const Scenario s = load_scenario(spec.scenario, overrides_for(spec, job.key));
         Analyzer analyzer;
-        simulate(s, analyzer, SimulationOptions{});
+        in_scenario(s.file, [&] { return simulate(s, analyzer, SimulationOptions{}); });
         const Metrics& m = analyzer.metrics();
         RunRow row;
         row.key = job.key;
@@ -309,6 +311,22 @@ std::string csv_row(const SweepSpec& spec, const std::vector<std::string>& metri
   }
   line.append("\n");
   return line;
+}
+
+std::string json_row(const SweepSpec& spec, const RunRow& row) {
+  using nlohmann::json;
+  std::vector<std::pair<std::string, json>> members = {
+      {"policy", row.key.policy}, {"repeat", row.key.repeat}, {"seed", row.key.seed}};
+  for (std::size_t i = 0; i < spec.axes.size(); ++i)
+    members.emplace_back(spec.axes[i].name(), row.key.point[i]);
+  for (const auto& [k, v] : row.values)
+    members.emplace_back(k, std::isfinite(v) ? json::parse(fmt::format("{:.10g}", v)) : json());
+  // One line per run with ", " and ": " between members (nlohmann's own compact dump
+  // has no spaces), each key and value dumped by the library.
+  std::string line = "{";
+  for (std::size_t i = 0; i < members.size(); ++i)
+    line += (i ? ", " : "") + json(members[i].first).dump() + ": " + members[i].second.dump();
+  return line + "}";
 }
 
 }  // namespace schedlab
