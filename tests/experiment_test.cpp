@@ -266,14 +266,15 @@ TEST(Sweep, TheTableDoesNotDependOnJobs) {
 // SD beside CFS v5, in both scroll modes.
 TEST(Reproduce, E4AndE5RunTheirScenariosWithTheirSchedulers) {
   const std::string scenarios = (fs::path(SCHEDLAB_SOURCE_DIR) / "scenarios").string();
-  const std::vector<ExperimentPart> e4 = experiment_parts("E4", true);
+  const std::string experiments = (fs::path(SCHEDLAB_SOURCE_DIR) / "experiments").string();
+  const std::vector<ExperimentPart> e4 = experiment_parts("E4", true, experiments);
   ASSERT_EQ(e4.size(), 6u);
   EXPECT_EQ(e4[0].scenario, "e4-pgsql-oltp.json");
   EXPECT_EQ(e4[0].axes, std::vector<std::string>{"/workload/clients=1,2,4,8,16,32,64,128,256"});
   EXPECT_EQ(e4[0].policies, (std::vector<std::string>{"bfs-0.304", "cfs-2.6.32"}));
   EXPECT_EQ(e4[4].metrics, std::vector<std::string>{"marks.konsole_ready.first_ms"});
   EXPECT_EQ(e4[5].scenario, "e4-amarok-mplayer.json");
-  const std::vector<ExperimentPart> e5 = experiment_parts("E5", true);
+  const std::vector<ExperimentPart> e5 = experiment_parts("E5", true, experiments);
   ASSERT_EQ(e5.size(), 2u);
   EXPECT_EQ(e5[0].policies, (std::vector<std::string>{"sd", "cfs-2.6.23"}));
 

@@ -19,7 +19,9 @@ void Analyzer::task_created(const TaskInfo& t) {
   if (static_cast<size_t>(t.id) >= tracks_.size()) {
     tracks_.resize(t.id + 1);
     m_.tasks.resize(t.id + 1);
+    outside_workload_.resize(t.id + 1, 0);
   }
+  outside_workload_[t.id] = !t.workload;
   TaskTrack& tr = tracks_[t.id];
   tr.state = State::kSleeping;
   tr.since = t.created_ns;
@@ -215,6 +217,16 @@ void Analyzer::end(Time t) {
     }
     ct.since = t;
   }
+  close_task_metrics();
+}
+
+// The tasks of the workload only (a recording also sees the rest of the machine), and
+// Jain's index of their CPU times: (sum x)^2 / (n sum x^2).
+void Analyzer::close_task_metrics() {
+  size_t kept = 0;
+  for (size_t id = 0; id < m_.tasks.size(); ++id)
+    if (!outside_workload_[id] && kept++ != id) m_.tasks[kept - 1] = std::move(m_.tasks[id]);
+  m_.tasks.resize(kept);
   double sum = 0, sum_sq = 0;
   for (const TaskMetrics& tm : m_.tasks) {
     const double x = static_cast<double>(tm.cpu_time_ns);

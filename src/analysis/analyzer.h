@@ -71,6 +71,7 @@ class Analyzer final : public EventSink {
     bool all_cpus = true;
     CpuMask allowed;
   };
+  std::vector<char> outside_workload_;        // [task]: TaskInfo::workload was false
   std::vector<std::vector<Time>> last_mark_;  // [mark][task]: its last such mark, or -1
   struct CpuTrack {
     TaskId curr = kNoTask;
@@ -88,6 +89,7 @@ class Analyzer final : public EventSink {
   Time own_integral(const CpuTrack& c, Time now) const;
   void update_own(CpuId cpu, Time now);
   void close_idle(CpuId cpu, Time now);
+  void close_task_metrics();
 
   Metrics m_;
   RunInfo info_;

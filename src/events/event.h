@@ -64,6 +64,9 @@ struct TaskInfo {
   int rt_priority = 0;
   CpuMask allowed;
   Time created_ns = 0;
+  // False for a task a recording saw beside the workload it ran (a kernel thread, another
+  // process): it counts for the CPUs, switches and migrations, not in the task metrics.
+  bool workload = true;
 };
 
 // What a consumer needs to decode the stream.

@@ -6,9 +6,11 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <filesystem>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "analysis/analyzer.h"
@@ -193,32 +195,74 @@ void run_sweep(const SweepSpec& spec, const std::function<void(const RunRow&)>& 
       {spec}, [&](std::size_t, const RunRow& row) { on_row(row); }, progress);
 }
 
+namespace {
+
+struct Job {
+  std::size_t spec;
+  RunKey key;
+  std::size_t index;
+};
+
+// Every policy and axis checked once, before spending time (errors name the key), and the
+// sweep's runs (its shard's share) appended to `jobs`.
+void add_jobs(const SweepSpec& spec, std::size_t si, std::vector<Job>& jobs) {
+  if (spec.policies.empty()) throw InputError("", "--policy", "no policy to run");
+  if (spec.repeat < 1) throw InputError("", "--repeat", "must be at least 1");
+  for (const PolicySpec& p : spec.policies) {
+    RunKey probe{p.label, {}, 0, 1};
+    for (const Axis& a : spec.axes) probe.point.push_back(a.values.front());
+    const Scenario s = load_scenario(spec.scenario, overrides_for(spec, probe));
+    make_policy(s.policy, s.params, s.file);
+  }
+  const std::vector<RunKey> keys = expand(spec, scenario_name_of(spec.scenario));
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (!spec.shard || static_cast<int>(i % spec.shard->second) == spec.shard->first - 1)
+      jobs.push_back(Job{si, keys[i], i});
+}
+
+// One run simulated and measured: its row of metric columns.
+RunRow run_one(const SweepSpec& spec, const Job& job) {
+  const auto start = std::chrono::steady_clock::now();
+  const Scenario s = load_scenario(spec.scenario, overrides_for(spec, job.key));
+  Analyzer analyzer;
+  in_scenario(s.file, [&] { return simulate(s, analyzer, SimulationOptions{}); });
+  const Metrics& m = analyzer.metrics();
+  RunRow row;
+  row.key = job.key;
+  row.index = job.index;
+  const double secs = static_cast<double>(m.duration_ns) / 1e9;
+  row.values["duration_s"] = secs;
+  row.values["context_switches"] = static_cast<double>(m.context_switches);
+  row.values["migrations"] = static_cast<double>(m.migrations);
+  row.values["jain_fairness"] = m.jain_fairness;
+  row.values["lock_holder_preemptions"] = static_cast<double>(m.lock_holder_preemptions);
+  for (const std::string& mark : s.workload.marks.names) {
+    const auto it = m.marks.find(mark);
+    const double count = it == m.marks.end() ? 0 : static_cast<double>(it->second.count);
+    row.values["marks." + mark + ".count"] = count;
+    row.values["marks." + mark + ".per_second"] = secs > 0 ? count / secs : 0;
+    // When the first one happened (start-up times); empty when there was none.
+    if (count > 0)
+      row.values["marks." + mark + ".first_ms"] = static_cast<double>(it->second.first_ns) / 1e6;
+    if (count > 0 && it->second.interval.count() > 0)
+      row.values["marks." + mark + ".interval_p95_ms"] =
+          static_cast<double>(it->second.interval.percentile(0.95)) / 1e6;
+  }
+  row.values["wall_seconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return row;
+}
+
+}  // namespace
+
 void run_sweeps(const std::vector<SweepSpec>& specs,
                 const std::function<void(std::size_t, const RunRow&)>& on_row,
                 const std::function<void(std::size_t, std::size_t)>& progress) {
-  struct Job {
-    std::size_t spec;
-    RunKey key;
-    std::size_t index;
-  };
   std::vector<Job> jobs_list;
   int jobs = 0;
   for (std::size_t si = 0; si < specs.size(); ++si) {
-    const SweepSpec& spec = specs[si];
-    if (spec.policies.empty()) throw InputError("", "--policy", "no policy to run");
-    if (spec.repeat < 1) throw InputError("", "--repeat", "must be at least 1");
-    // Validate every policy and axis once, before spending time (errors name the key).
-    for (const PolicySpec& p : spec.policies) {
-      RunKey probe{p.label, {}, 0, 1};
-      for (const Axis& a : spec.axes) probe.point.push_back(a.values.front());
-      const Scenario s = load_scenario(spec.scenario, overrides_for(spec, probe));
-      make_policy(s.policy, s.params, s.file);
-    }
-    const std::vector<RunKey> keys = expand(spec, scenario_name_of(spec.scenario));
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      if (!spec.shard || static_cast<int>(i % spec.shard->second) == spec.shard->first - 1)
-        jobs_list.push_back(Job{si, keys[i], i});
-    jobs = std::max(jobs, spec.jobs);
+    add_jobs(specs[si], si, jobs_list);
+    jobs = std::max(jobs, specs[si].jobs);
   }
   if (jobs == 0) jobs = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   // Later sweeps first: callers list the cheap parts of an experiment first, and starting
@@ -237,39 +281,9 @@ void run_sweeps(const std::vector<SweepSpec>& specs,
         if (failure) return;
       }
       try {
-        const Job& job = jobs_list[k];
-        const SweepSpec& spec = specs[job.spec];
-        const auto start = std::chrono::steady_clock::now();
-        const Scenario s = load_scenario(spec.scenario, overrides_for(spec, job.key));
-        Analyzer analyzer;
-        simulate(s, analyzer, SimulationOptions{});
-        const Metrics& m = analyzer.metrics();
-        RunRow row;
-        row.key = job.key;
-        row.index = job.index;
-        const double secs = static_cast<double>(m.duration_ns) / 1e9;
-        row.values["duration_s"] = secs;
-        row.values["context_switches"] = static_cast<double>(m.context_switches);
-        row.values["migrations"] = static_cast<double>(m.migrations);
-        row.values["jain_fairness"] = m.jain_fairness;
-        row.values["lock_holder_preemptions"] = static_cast<double>(m.lock_holder_preemptions);
-        for (const std::string& mark : s.workload.marks.names) {
-          const auto it = m.marks.find(mark);
-          const double count = it == m.marks.end() ? 0 : static_cast<double>(it->second.count);
-          row.values["marks." + mark + ".count"] = count;
-          row.values["marks." + mark + ".per_second"] = secs > 0 ? count / secs : 0;
-          // When the first one happened (start-up times); empty when there was none.
-          if (count > 0)
-            row.values["marks." + mark + ".first_ms"] =
-                static_cast<double>(it->second.first_ns) / 1e6;
-          if (count > 0 && it->second.interval.count() > 0)
-            row.values["marks." + mark + ".interval_p95_ms"] =
-                static_cast<double>(it->second.interval.percentile(0.95)) / 1e6;
-        }
-        row.values["wall_seconds"] =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const RunRow row = run_one(specs[jobs_list[k].spec], jobs_list[k]);
         std::lock_guard<std::mutex> lock(mutex);
-        on_row(job.spec, row);
+        on_row(jobs_list[k].spec, row);
         const std::size_t n = ++done;
         if (progress) progress(n, jobs_list.size());
       } catch (...) {
@@ -309,6 +323,22 @@ std::string csv_row(const SweepSpec& spec, const std::vector<std::string>& metri
   }
   line.append("\n");
   return line;
+}
+
+std::string json_row(const SweepSpec& spec, const RunRow& row) {
+  using nlohmann::json;
+  std::vector<std::pair<std::string, json>> members = {
+      {"policy", row.key.policy}, {"repeat", row.key.repeat}, {"seed", row.key.seed}};
+  for (std::size_t i = 0; i < spec.axes.size(); ++i)
+    members.emplace_back(spec.axes[i].name(), row.key.point[i]);
+  for (const auto& [k, v] : row.values)
+    members.emplace_back(k, std::isfinite(v) ? json::parse(fmt::format("{:.10g}", v)) : json());
+  // One line per run with ", " and ": " between members (nlohmann's own compact dump
+  // has no spaces), each key and value dumped by the library.
+  std::string line = "{";
+  for (std::size_t i = 0; i < members.size(); ++i)
+    line += (i ? ", " : "") + json(members[i].first).dump() + ": " + members[i].second.dump();
+  return line + "}";
 }
 
 }  // namespace schedlab

@@ -87,4 +87,9 @@ std::string csv_header(const SweepSpec& spec, const std::vector<std::string>& me
 std::string csv_row(const SweepSpec& spec, const std::vector<std::string>& metrics,
                     const RunRow& row);
 
+// One run as a JSON object on one line: {"policy": ..., "repeat": ..., "seed": ..., the
+// axis values as strings, then the metrics (10 significant digits, as in the CSV;
+// null when not finite)}. Written through nlohmann-json, so names are escaped.
+std::string json_row(const SweepSpec& spec, const RunRow& row);
+
 }  // namespace schedlab

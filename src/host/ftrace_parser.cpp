@@ -14,7 +14,8 @@ namespace schedlab {
 
 namespace {
 
-enum class Kind : uint8_t { kSwitch, kWakeup, kWakeupNew, kMigrate, kFork, kExit };
+// kOwn: an event of the run itself (RunRecord::events), merged in by time.
+enum class Kind : uint8_t { kSwitch, kWakeup, kWakeupNew, kMigrate, kFork, kExit, kOwn };
 
 struct Side {
   int64_t pid = -1;
@@ -32,6 +33,7 @@ struct Record {
   CpuId target = kNoCpu;  // wake-up target or migration destination
   CpuId orig = kNoCpu;    // migration source
   size_t line = 0;
+  const HostEvent* own = nullptr;  // kOwn: the run's event (its task in a)
 };
 
 std::string_view trim(std::string_view s) {
@@ -312,146 +314,198 @@ struct TaskRow {
   TaskId parent = kNoTask;
 };
 
+// The records, sorted by time, replayed into a sink: tasks numbered in order of first
+// appearance (pid 0 is the idle task), announced, then what ran when the trace began,
+// then every record with times relative to the first.
+class Replay {
+ public:
+  Replay(const std::vector<Record>& recs, const RunRecord& run, int header_cpus, EventSink& sink)
+      : recs_(recs), run_(run), sink_(sink), t0_(recs.front().time), cpus_(header_cpus) {}
+
+  void number_tasks() {
+    for (const Record& r : recs_) {
+      cpus_ = std::max(cpus_, r.cpu + 1);
+      if (r.target != kNoCpu) cpus_ = std::max(cpus_, r.target + 1);
+      task(r.ctx, 0, kNoTask);
+      if (r.kind == Kind::kFork) {
+        const TaskId parent = task(r.a, 0, kNoTask);
+        task(r.b, r.time - t0_, parent);
+      } else {
+        task(r.a, 0, kNoTask);
+        if (r.kind == Kind::kSwitch) task(r.b, 0, kNoTask);
+      }
+    }
+  }
+  int cpus() const { return cpus_; }
+
+  // Names: the run's own for its threads; a comm used by several pids gets ":pid".
+  void announce() {
+    std::map<std::string, int> pids_per_comm;
+    for (const TaskRow& row : rows_) ++pids_per_comm[row.comm];
+    RunInfo info;
+    info.policy = run_.policy;
+    info.cpus = cpus_;
+    info.mark_names = run_.mark_names;
+    sink_.begin(info);
+    std::vector<int64_t> pid_of(rows_.size());
+    for (const auto& [pid, id] : id_of_) pid_of[id] = pid;
+    for (TaskId id = 0; id < static_cast<TaskId>(rows_.size()); ++id) {
+      const TaskRow& row = rows_[id];
+      const auto named = run_.threads.find(pid_of[id]);
+      const bool ours = named != run_.threads.end();
+      TaskInfo t;
+      t.id = id;
+      t.name = ours                          ? named->second.name
+               : pids_per_comm[row.comm] > 1 ? fmt::format("{}:{}", row.comm, pid_of[id])
+                                             : row.comm;
+      t.parent = row.parent;
+      t.policy = row.prio < 0     ? SchedPolicy::kDeadline
+                 : row.prio < 100 ? SchedPolicy::kFifo
+                                  : SchedPolicy::kOther;
+      t.rt_priority = row.prio >= 0 && row.prio < 100 ? 99 - row.prio : 0;
+      t.nice = row.prio >= 100 ? row.prio - 120 : 0;
+      t.allowed = ours && named->second.allowed.any() ? named->second.allowed : all_cpus(cpus_);
+      t.created_ns = row.created;
+      t.workload = run_.threads.empty() || ours;
+      sink_.task_created(t);
+    }
+  }
+
+  // Each line names the task running on its CPU. The first line of a CPU says what ran
+  // there from the start; a task first seen being switched in was queued from the start.
+  void start_state() {
+    std::vector<char> task_seen(rows_.size(), 0), cpu_seen(static_cast<size_t>(cpus_), 0);
+    for (const Record& r : recs_) {
+      if (r.kind == Kind::kOwn) continue;
+      const TaskId c = id(r.ctx);
+      if (!cpu_seen[r.cpu]) {
+        cpu_seen[r.cpu] = 1;
+        if (c != kNoTask && !task_seen[c]) {
+          sink_.event({0, EventType::kSwitch, 0, r.cpu, kNoTask, c, kStartState, 0});
+          task_seen[c] = 1;
+        }
+      }
+      if (r.kind == Kind::kSwitch && r.b.pid > 0 && !task_seen[id(r.b)])
+        sink_.event({0, EventType::kWakeup, 0, r.cpu, id(r.b), kNoTask, 0, 0});
+      for (const Side* side : {&r.ctx, &r.a, &r.b})
+        if (side->pid > 0) task_seen[id(*side)] = 1;
+    }
+  }
+
+  // When a line's running task is not the one the last switch left there, a switch was
+  // not recorded (lost events): one is inferred at that line.
+  size_t events() {
+    size_t inferred = 0;
+    std::vector<TaskId> curr(static_cast<size_t>(cpus_), kNoTask);
+    std::vector<char> cpu_seen(static_cast<size_t>(cpus_), 0);
+    for (const Record& r : recs_) {
+      const Time at = r.time - t0_;
+      if (r.kind == Kind::kOwn) {
+        sink_.event({at, r.own->type, 0, r.cpu, id(r.a), kNoTask, r.own->arg, r.own->value});
+        continue;
+      }
+      const TaskId running = id(r.ctx);
+      if (cpu_seen[r.cpu] && r.ctx.pid >= 0 && running != curr[r.cpu]) {
+        sink_.event({at, EventType::kSwitch, static_cast<uint8_t>(PrevState::kBlocked), r.cpu,
+                     curr[r.cpu], running, 0, 0});
+        ++inferred;
+      }
+      cpu_seen[r.cpu] = 1;
+      curr[r.cpu] = r.kind == Kind::kSwitch ? id(r.b) : running;
+      emit(r, at);
+    }
+    return inferred;
+  }
+
+ private:
+  TaskId id(const Side& s) const { return s.pid > 0 ? id_of_.at(s.pid) : kNoTask; }
+
+  TaskId task(const Side& s, Time at, TaskId parent) {
+    if (s.pid <= 0) return kNoTask;
+    auto [it, fresh] = id_of_.try_emplace(s.pid, static_cast<TaskId>(rows_.size()));
+    if (fresh) rows_.push_back({s.comm, s.prio, at, parent});
+    // The name a task ends with (a child is named after its parent until it execs); the
+    // "<...>" of an unknown comm never replaces a name.
+    TaskRow& row = rows_[it->second];
+    if (!s.comm.empty() && s.comm != "<...>") row.comm = s.comm;
+    return it->second;
+  }
+
+  void emit(const Record& r, Time at) {
+    const TaskId a = id(r.a), b = id(r.b);
+    switch (r.kind) {
+      case Kind::kSwitch:
+        sink_.event({at, EventType::kSwitch,
+                     static_cast<uint8_t>(a == kNoTask ? PrevState::kPreempted : r.prev_state),
+                     r.cpu, a, b, 0, 0});
+        break;
+      case Kind::kWakeup:
+      case Kind::kWakeupNew:
+        if (a == kNoTask) break;
+        sink_.event({at, r.kind == Kind::kWakeup ? EventType::kWakeup : EventType::kWakeupNew, 0,
+                     r.target != kNoCpu ? r.target : r.cpu, a, kNoTask, 0, 0});
+        break;
+      case Kind::kMigrate:
+        if (a != kNoTask)
+          sink_.event({at, EventType::kMigrate, 0, r.orig, a, kNoTask, r.target, 0});
+        break;
+      case Kind::kFork:
+        if (a != kNoTask && b != kNoTask) sink_.event({at, EventType::kFork, 0, r.cpu, a, b, 0, 0});
+        break;
+      case Kind::kExit:
+        if (a != kNoTask) sink_.event({at, EventType::kExit, 0, r.cpu, a, kNoTask, 0, 0});
+        break;
+      case Kind::kOwn:
+        break;
+    }
+  }
+
+  const std::vector<Record>& recs_;
+  const RunRecord& run_;
+  EventSink& sink_;
+  Time t0_;
+  int cpus_;
+  std::map<int64_t, TaskId> id_of_;
+  std::vector<TaskRow> rows_;
+};
+
+// A run's own event as a record without a CPU context line.
+Record own_record(const HostEvent& e) {
+  Record r;
+  r.time = e.time_ns;
+  r.cpu = e.cpu >= 0 && e.cpu < kMaxCpus ? e.cpu : 0;
+  r.kind = Kind::kOwn;
+  r.a.pid = e.tid;
+  r.own = &e;
+  return r;
+}
+
 }  // namespace
 
 FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& sink,
-                         const std::map<int64_t, KnownThread>& known) {
+                         const RunRecord& run) {
   Parser p(file);
   std::string text;
   size_t number = 0;
   while (std::getline(in, text)) p.line(text, ++number);
   std::vector<Record>& recs = p.records;
-  std::stable_sort(recs.begin(), recs.end(),
-                   [](const Record& x, const Record& y) { return x.time < y.time; });
   FtraceStats stats = p.stats;
   stats.switches = static_cast<size_t>(std::count_if(
       recs.begin(), recs.end(), [](const Record& r) { return r.kind == Kind::kSwitch; }));
   if (stats.switches == 0)
     throw InputError(file, "", "no sched_switch events: not an ftrace text trace of sched events");
-  const Time t0 = recs.front().time;
-  stats.first_ns = t0;
+  for (const HostEvent& e : run.events) recs.push_back(own_record(e));
+  std::stable_sort(recs.begin(), recs.end(),
+                   [](const Record& x, const Record& y) { return x.time < y.time; });
+  stats.first_ns = recs.front().time;
   stats.last_ns = recs.back().time;
-
-  // Tasks by pid, in order of first appearance (pid 0 is the idle task).
-  std::map<int64_t, TaskId> id_of;
-  std::vector<TaskRow> rows;
-  std::map<std::string, int> pids_per_comm;
-  auto task = [&](const Side& s, Time at, TaskId parent) -> TaskId {
-    if (s.pid <= 0) return kNoTask;
-    auto [it, fresh] = id_of.try_emplace(s.pid, static_cast<TaskId>(rows.size()));
-    if (fresh) rows.push_back({s.comm, s.prio, at, parent});
-    // The name a task ends with (a child is named after its parent until it execs); the
-    // "<...>" of an unknown comm never replaces a name.
-    TaskRow& row = rows[it->second];
-    if (!s.comm.empty() && s.comm != "<...>") row.comm = s.comm;
-    return it->second;
-  };
-  int cpus = p.header_cpus_;
-  for (const Record& r : recs) {
-    cpus = std::max(cpus, r.cpu + 1);
-    if (r.target != kNoCpu) cpus = std::max(cpus, r.target + 1);
-    const Time at = r.time - t0;
-    task(r.ctx, 0, kNoTask);
-    if (r.kind == Kind::kFork) {
-      const TaskId parent = task(r.a, 0, kNoTask);
-      task(r.b, at, parent);
-    } else {
-      task(r.a, 0, kNoTask);
-      if (r.kind == Kind::kSwitch) task(r.b, 0, kNoTask);
-    }
-  }
-  stats.cpus = cpus;
-  for (const TaskRow& row : rows) ++pids_per_comm[row.comm];
-
-  RunInfo info;
-  info.policy = "host";
-  info.cpus = cpus;
-  sink.begin(info);
-  std::vector<int64_t> pid_of(rows.size());
-  for (const auto& [pid, id] : id_of) pid_of[id] = pid;
-  for (TaskId id = 0; id < static_cast<TaskId>(rows.size()); ++id) {
-    const TaskRow& row = rows[id];
-    TaskInfo t;
-    t.id = id;
-    const auto named = known.find(pid_of[id]);
-    t.name = named != known.end()          ? named->second.name
-             : pids_per_comm[row.comm] > 1 ? fmt::format("{}:{}", row.comm, pid_of[id])
-                                           : row.comm;
-    t.parent = row.parent;
-    t.policy = row.prio < 0     ? SchedPolicy::kDeadline
-               : row.prio < 100 ? SchedPolicy::kFifo
-                                : SchedPolicy::kOther;
-    t.rt_priority = row.prio >= 0 && row.prio < 100 ? 99 - row.prio : 0;
-    t.nice = row.prio >= 100 ? row.prio - 120 : 0;
-    t.allowed = named != known.end() && named->second.allowed.any() ? named->second.allowed
-                                                                    : all_cpus(cpus);
-    t.created_ns = row.created;
-    sink.task_created(t);
-  }
-
-  // Each line names the task running on its CPU. The first line of a CPU says what ran
-  // there from the start; a task first seen being switched in was queued from the start;
-  // and when a line's running task is not the one the last switch left there, a switch
-  // was not recorded (lost events), so one is inferred at that line.
-  std::vector<char> task_seen(rows.size(), 0);
-  std::vector<TaskId> curr(static_cast<size_t>(cpus), kNoTask);
-  std::vector<char> cpu_seen(static_cast<size_t>(cpus), 0);
-  for (const Record& r : recs) {
-    const TaskId c = r.ctx.pid > 0 ? id_of[r.ctx.pid] : kNoTask;
-    if (!cpu_seen[r.cpu]) {
-      cpu_seen[r.cpu] = 1;
-      curr[r.cpu] = c;
-      if (c != kNoTask && !task_seen[c]) {
-        sink.event({0, EventType::kSwitch, 0, r.cpu, kNoTask, c, kStartState, 0});
-        task_seen[c] = 1;
-      }
-    }
-    if (r.kind == Kind::kSwitch && r.b.pid > 0) {
-      const TaskId b = id_of[r.b.pid];
-      if (!task_seen[b]) sink.event({0, EventType::kWakeup, 0, r.cpu, b, kNoTask, 0, 0});
-    }
-    for (const Side* s : {&r.ctx, &r.a, &r.b})
-      if (s->pid > 0) task_seen[id_of[s->pid]] = 1;
-  }
-  std::fill(cpu_seen.begin(), cpu_seen.end(), 0);
-
-  for (const Record& r : recs) {
-    const Time at = r.time - t0;
-    const TaskId a = r.a.pid > 0 ? id_of[r.a.pid] : kNoTask;
-    const TaskId b = r.b.pid > 0 ? id_of[r.b.pid] : kNoTask;
-    const TaskId running = r.ctx.pid > 0 ? id_of[r.ctx.pid] : kNoTask;
-    if (cpu_seen[r.cpu] && r.ctx.pid >= 0 && running != curr[r.cpu]) {
-      sink.event({at, EventType::kSwitch, static_cast<uint8_t>(PrevState::kBlocked), r.cpu,
-                  curr[r.cpu], running, 0, 0});
-      ++stats.inferred_switches;
-    }
-    cpu_seen[r.cpu] = 1;
-    curr[r.cpu] = running;
-    switch (r.kind) {
-      case Kind::kSwitch:
-        sink.event({at, EventType::kSwitch,
-                    static_cast<uint8_t>(a == kNoTask ? PrevState::kPreempted : r.prev_state),
-                    r.cpu, a, b, 0, 0});
-        curr[r.cpu] = b;
-        break;
-      case Kind::kWakeup:
-      case Kind::kWakeupNew:
-        if (a == kNoTask) break;
-        sink.event({at, r.kind == Kind::kWakeup ? EventType::kWakeup : EventType::kWakeupNew, 0,
-                    r.target != kNoCpu ? r.target : r.cpu, a, kNoTask, 0, 0});
-        break;
-      case Kind::kMigrate:
-        if (a != kNoTask) sink.event({at, EventType::kMigrate, 0, r.orig, a, kNoTask, r.target, 0});
-        break;
-      case Kind::kFork:
-        if (a != kNoTask && b != kNoTask) sink.event({at, EventType::kFork, 0, r.cpu, a, b, 0, 0});
-        break;
-      case Kind::kExit:
-        if (a != kNoTask) sink.event({at, EventType::kExit, 0, r.cpu, a, kNoTask, 0, 0});
-        break;
-    }
-  }
-  sink.end(stats.last_ns - t0);
+  Replay replay(recs, run, p.header_cpus_, sink);
+  replay.number_tasks();
+  stats.cpus = replay.cpus();
+  replay.announce();
+  replay.start_state();
+  stats.inferred_switches = replay.events();
+  sink.end(stats.last_ns - stats.first_ns);
   return stats;
 }
 

@@ -14,10 +14,10 @@
 #pragma once
 
 #include <istream>
-#include <map>
 #include <string>
 
 #include "events/event.h"
+#include "host/run_record.h"
 
 namespace schedlab {
 
@@ -29,16 +29,12 @@ struct FtraceStats {
 };
 
 // Reads the whole trace, then replays it into `sink` with times relative to the first
-// event. Throws InputError naming `file` and the line for a malformed sched event line,
-// and when the text holds no sched_switch at all.
-// A thread a run started itself: its task name and the CPUs it may use.
-struct KnownThread {
-  std::string name;
-  CpuMask allowed;
-};
-
-// `known` names the threads a run started itself, by kernel tid.
+// event. `run` is what a run on the host adds (host/run_record.h): its threads are named
+// as the run named them and are the only tasks in the task metrics, and its own events
+// (marks, SCHED_DEADLINE jobs) are merged into the stream in time order. Throws
+// InputError naming `file` and the line for a malformed sched event line, and when the
+// text holds no sched_switch at all.
 FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& sink,
-                         const std::map<int64_t, KnownThread>& known = {});
+                         const RunRecord& run = {});
 
 }  // namespace schedlab

@@ -19,7 +19,9 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <tuple>
 
+#include "events/deadline_job.h"
 #include "host/tracefs.h"
 #include "util/error.h"
 #include "util/rng.h"
@@ -216,29 +218,44 @@ class Runner {
   struct Thread {
     int spec = 0;
     std::string name;
+    int64_t tid = 0;  // the kernel's, as the trace names it
     Time t_first = 0;
     std::vector<std::pair<int32_t, Time>> unique_timers;
     std::vector<char> buffer;
     Rng rng{1};
     int64_t id = 0;  // for spinlock ownership
     std::optional<std::pair<std::vector<int>, SchedSettings>> applied;
-    // SCHED_DEADLINE jobs, as the simulator counts them: a job runs from an activation
-    // to the next timer step; it misses when it ends after activation + dl-deadline.
-    Time dl_job_deadline = -1;  // -1: no job open
-    uint64_t dl_jobs = 0, dl_misses = 0;
+    DeadlineJob job;                // SCHED_DEADLINE: the job open now
+    std::vector<HostEvent> events;  // its marks and deadline jobs, handed over at the end
   };
 
   bool deadline_task(const Thread& t) const {
     return t.applied && t.applied->second.policy == SchedPolicy::kDeadline;
   }
-  void dl_job_end(Thread& t) {
-    if (t.dl_job_deadline < 0) return;
-    ++t.dl_jobs;
-    if (mono_now() > t.dl_job_deadline) ++t.dl_misses;
-    t.dl_job_deadline = -1;
+  void record(Thread& t, Time now, EventType type, int32_t arg, int64_t value) {
+    t.events.push_back(
+        {now, t.tid, static_cast<CpuId>(std::max(0, sched_getcpu())), type, arg, value});
   }
-  void dl_job_start(Thread& t, Time activation) {
-    if (deadline_task(t)) t.dl_job_deadline = activation + t.applied->second.dl_deadline_ns;
+  // The one job rule (events/deadline_job.h), at the points the thread itself sees: a job
+  // ends when it waits, yields, reaches its timer or exits, and starts when it goes on.
+  void job_end(Thread& t, bool exiting = false) {
+    if (!t.job.open()) return;
+    const Time now = mono_now();
+    if (const auto late = t.job.close(now, thread_cpu_now(), exiting))
+      record(t, now, EventType::kDlJob, 0, *late);
+  }
+  void job_start(Thread& t, Time activation) {
+    if (deadline_task(t))
+      t.job.start(activation, t.applied->second.dl_deadline_ns, thread_cpu_now());
+  }
+  // A wait that blocks: it ends the job, and the wake-up starts the next, as the
+  // simulator's block and wake do. `wait` returns false when told to stop.
+  template <class Wait>
+  bool blocking(Thread& t, Wait&& wait) {
+    job_end(t);
+    const bool ok = wait();
+    if (deadline_task(t)) job_start(t, mono_now());
+    return ok;
   }
 
   std::vector<Waitable*> waitables() {
@@ -310,8 +327,8 @@ class Runner {
       return;
     const bool was_deadline = deadline_task(t);
     t.applied = std::make_pair(cpus, s);
-    if (was_deadline && s.policy != SchedPolicy::kDeadline) dl_job_end(t);
-    if (!was_deadline && s.policy == SchedPolicy::kDeadline) dl_job_start(t, mono_now());
+    if (was_deadline && s.policy != SchedPolicy::kDeadline) t.job.cancel();  // as the simulator
+    if (!was_deadline && s.policy == SchedPolicy::kDeadline) job_start(t, mono_now());
     cpu_set_t set;
     CPU_ZERO(&set);
     if (cpus.empty()) {
@@ -346,7 +363,8 @@ class Runner {
     const TaskSpec& spec = w_.tasks[t.spec];
     {
       std::lock_guard<std::mutex> g(names_m_);
-      KnownThread& k = result_.threads[static_cast<int64_t>(gettid())];
+      t.tid = static_cast<int64_t>(gettid());
+      KnownThread& k = result_.record.threads[t.tid];
       k.name = t.name;
       const auto& cpus =
           spec.phases.empty() || !spec.phases[0].cpus ? spec.cpus : spec.phases[0].cpus;
@@ -363,29 +381,28 @@ class Runner {
           const auto& cpus = phase.cpus ? phase.cpus : spec.cpus;
           apply(t, cpus.value_or(std::vector<int>{}), phase.sched.value_or(spec.sched));
           for (const Step& step : phase.steps)
-            if (stop_ || !execute(t, step)) return finish(t);
+            if (stop_ || !execute(t, step)) return finish(t, false);
         }
       }
     }
-    finish(t);
+    finish(t, true);
   }
 
-  // A job still open past its deadline has missed it (as at the simulator's end).
-  void finish(Thread& t) {
-    if (t.dl_job_deadline >= 0 && mono_now() > t.dl_job_deadline) dl_job_end(t);
-    if (t.dl_jobs == 0) return;
+  // At exit the open job ends (one with no work after its activation was none); when the
+  // run is stopped, a job still open past its deadline has missed it (as at the
+  // simulator's end).
+  void finish(Thread& t, bool exiting) {
+    if (exiting) {
+      job_end(t, true);
+    } else if (const Time now = mono_now();
+               const auto late = t.job.close_at_end(now, thread_cpu_now())) {
+      record(t, now, EventType::kDlJob, 0, *late);
+    }
     std::lock_guard<std::mutex> g(names_m_);
-    auto& [jobs, misses] = result_.dl_jobs[t.name];
-    jobs += t.dl_jobs;
-    misses += t.dl_misses;
+    result_.record.events.insert(result_.record.events.end(), t.events.begin(), t.events.end());
   }
 
-  bool lock_mutex(int32_t m) {
-    while (!mutexes_[m].try_lock_for(std::chrono::milliseconds(50)))
-      if (stop_) return false;
-    return true;
-  }
-
+  // One function per kind of step; each returns false when the run was told to stop.
   bool execute(Thread& t, const Step& s) {
     switch (s.op) {
       case Op::kRun:
@@ -393,139 +410,194 @@ class Runner {
       case Op::kRuntime:
         return run_until(mono_now() + s.duration_ns);
       case Op::kMem:
-      case Op::kIoRun: {
-        if (t.buffer.empty()) t.buffer.resize(1 << 20);
-        for (int64_t done = 0; done < s.amount && !stop_;) {
-          const int64_t n =
-              std::min<int64_t>(s.amount - done, static_cast<int64_t>(t.buffer.size()));
-          std::memset(t.buffer.data(), static_cast<int>(done & 0xff), static_cast<size_t>(n));
-          done += n;
-        }
-        return !stop_;
-      }
+      case Op::kIoRun:
+        return write_memory(t, s.amount);
       case Op::kSleep:
-        return sleep_until(mono_now() + s.duration_ns);
+        return sleep_step(t, s.duration_ns);
       case Op::kTimer:
         return timer(t, s);
       case Op::kLock:
-        return lock_mutex(s.object);
+        return lock_mutex(t, s.object);
       case Op::kUnlock:
         mutexes_[s.object].unlock();
         return true;
-      case Op::kWait: {
-        std::unique_lock<std::timed_mutex> lock(mutexes_[s.mutex], std::adopt_lock);
-        condvars_[s.object].wait(lock);  // rt-app waits once, without a predicate
-        lock.release();
-        return !stop_;
-      }
+      case Op::kWait:
+      case Op::kSync:
+        return condvar_wait(t, s);
       case Op::kSignal:
         condvars_[s.object].notify_one();
         return true;
       case Op::kBroadcast:
         condvars_[s.object].notify_all();
         return true;
-      case Op::kSync: {
-        condvars_[s.object].notify_one();
-        std::unique_lock<std::timed_mutex> lock(mutexes_[s.mutex], std::adopt_lock);
-        condvars_[s.object].wait(lock);
-        lock.release();
-        return !stop_;
-      }
-      case Op::kBarrier: {
-        Barrier& b = barriers_[s.object];
-        std::unique_lock<std::mutex> g(b.m);
-        if (b.arrived + 1 >= w_.barrier_users[s.object]) {
-          b.arrived = 0;
-          ++b.generation;
-          b.cv.notify_all();
-          return true;
-        }
-        ++b.arrived;
-        const uint64_t gen = b.generation;
-        b.cv.wait(g, [&] { return b.generation != gen || stop_; });
-        return !stop_;
-      }
-      case Op::kSuspend: {
-        SuspendQueue& q = suspends_[s.object];
-        std::unique_lock<std::mutex> g(q.m);
-        const uint64_t gen = q.generation;
-        q.cv.wait(g, [&] { return q.generation != gen || stop_; });
-        return !stop_;
-      }
-      case Op::kResume: {
-        SuspendQueue& q = suspends_[s.object];
-        std::lock_guard<std::mutex> g(q.m);
-        ++q.generation;  // only those waiting now see it: a resume with no waiter is lost
-        q.cv.notify_all();
-        return true;
-      }
+      case Op::kBarrier:
+        return barrier(t, s.object);
+      case Op::kSuspend:
+        return suspend(t, s.object);
+      case Op::kResume:
+        return resume(s.object);
       case Op::kYield:
+        job_end(t);  // a deadline task's yield ends its job
         sched_yield();
         return true;
-      case Op::kFork: {
-        const TaskSpec& target = w_.tasks[s.object];
-        const int k = target.instances + fork_counts_[s.object]++;
-        start(s.object, fmt::format("{}-{}", target.name, k));
-        return true;
-      }
+      case Op::kFork:
+        return fork_task(s.object);
       case Op::kSpinLock:
         return spin_lock(t, s);
-      case Op::kSpinUnlock: {
-        SpinLock& l = spinlocks_[s.object];
-        std::lock_guard<std::mutex> g(l.m);
-        if (!l.blocked.empty()) {  // hand it to the first blocked waiter
-          l.owner = l.blocked.front();
-          l.blocked.pop_front();
-          l.cv.notify_all();
-        } else {
-          l.owner = -1;
-        }
+      case Op::kSpinUnlock:
+        return spin_unlock(s.object);
+      case Op::kAdvance:
+        return advance(s.object, s.amount);
+      case Op::kWaitProgress:
+        return wait_progress(t, s.object, s.amount);
+      case Op::kMark:
+        record(t, mono_now(), EventType::kMark, s.object, s.amount);
         return true;
-      }
-      case Op::kAdvance: {
-        Counter& c = counters_[s.object];
-        std::lock_guard<std::mutex> g(c.m);
-        c.value += s.amount;
-        c.cv.notify_all();
-        return true;
-      }
-      case Op::kWaitProgress: {
-        Counter& c = counters_[s.object];
-        std::unique_lock<std::mutex> g(c.m);
-        c.cv.wait(g, [&] { return c.value >= s.amount || stop_; });
-        return !stop_;
-      }
-      case Op::kMark: {
-        const Time now = mono_now();
-        std::lock_guard<std::mutex> g(marks_m_);
-        HostMark& mk = result_.marks[w_.marks.names[s.object]];
-        mk.count += static_cast<uint64_t>(s.amount);
-        if (mk.first_ns < 0) mk.first_ns = now;
-        mk.last_ns = now;
-        return true;
-      }
-      case Op::kSemPost: {
-        Semaphore& sem = semaphores_[s.object];
-        std::lock_guard<std::mutex> g(sem.m);
-        sem.value += s.amount;
-        sem.cv.notify_all();
-        return true;
-      }
-      case Op::kSemWait: {
-        Semaphore& sem = semaphores_[s.object];
-        std::unique_lock<std::mutex> g(sem.m);
-        const uint64_t ticket = sem.next_ticket++;
-        sem.waiters.emplace_back(ticket, s.amount);
-        sem.cv.wait(g, [&] {
-          return stop_ || (sem.waiters.front().first == ticket && sem.value >= s.amount);
-        });
-        if (stop_) return false;
-        sem.waiters.pop_front();
-        sem.value -= s.amount;
-        sem.cv.notify_all();  // the next in line may be served too
-        return true;
-      }
+      case Op::kSemPost:
+        return sem_post(s.object, s.amount);
+      case Op::kSemWait:
+        return sem_wait(t, s.object, s.amount);
     }
+    return true;
+  }
+
+  bool write_memory(Thread& t, int64_t bytes) {
+    if (t.buffer.empty()) t.buffer.resize(1 << 20);
+    for (int64_t done = 0; done < bytes && !stop_;) {
+      const int64_t n = std::min<int64_t>(bytes - done, static_cast<int64_t>(t.buffer.size()));
+      std::memset(t.buffer.data(), static_cast<int>(done & 0xff), static_cast<size_t>(n));
+      done += n;
+    }
+    return !stop_;
+  }
+
+  bool sleep_step(Thread& t, Time duration_ns) {
+    const Time until = mono_now() + duration_ns;
+    job_end(t);
+    const bool ok = sleep_until(until);
+    job_start(t, until);
+    return ok;
+  }
+
+  bool lock_mutex(Thread& t, int32_t m) {
+    if (mutexes_[m].try_lock()) return true;
+    return blocking(t, [&] {
+      while (!mutexes_[m].try_lock_for(std::chrono::milliseconds(50)))
+        if (stop_) return false;
+      return true;
+    });
+  }
+
+  // rt-app waits once, without a predicate; sync signals first.
+  bool condvar_wait(Thread& t, const Step& s) {
+    if (s.op == Op::kSync) condvars_[s.object].notify_one();
+    return blocking(t, [&] {
+      std::unique_lock<std::timed_mutex> lock(mutexes_[s.mutex], std::adopt_lock);
+      condvars_[s.object].wait(lock);
+      lock.release();
+      return !stop_;
+    });
+  }
+
+  bool barrier(Thread& t, int32_t object) {
+    Barrier& b = barriers_[object];
+    std::unique_lock<std::mutex> g(b.m);
+    if (b.arrived + 1 >= w_.barrier_users[object]) {
+      b.arrived = 0;
+      ++b.generation;
+      b.cv.notify_all();
+      return true;
+    }
+    ++b.arrived;
+    const uint64_t gen = b.generation;
+    return blocking(t, [&] {
+      b.cv.wait(g, [&] { return b.generation != gen || stop_; });
+      return !stop_;
+    });
+  }
+
+  bool suspend(Thread& t, int32_t object) {
+    SuspendQueue& q = suspends_[object];
+    std::unique_lock<std::mutex> g(q.m);
+    const uint64_t gen = q.generation;
+    return blocking(t, [&] {
+      q.cv.wait(g, [&] { return q.generation != gen || stop_; });
+      return !stop_;
+    });
+  }
+
+  bool resume(int32_t object) {
+    SuspendQueue& q = suspends_[object];
+    std::lock_guard<std::mutex> g(q.m);
+    ++q.generation;  // only those waiting now see it: a resume with no waiter is lost
+    q.cv.notify_all();
+    return true;
+  }
+
+  bool fork_task(int32_t object) {
+    const TaskSpec& target = w_.tasks[object];
+    const int k = target.instances + fork_counts_[object]++;
+    start(object, fmt::format("{}-{}", target.name, k));
+    return true;
+  }
+
+  bool spin_unlock(int32_t object) {
+    SpinLock& l = spinlocks_[object];
+    std::lock_guard<std::mutex> g(l.m);
+    if (!l.blocked.empty()) {  // hand it to the first blocked waiter
+      l.owner = l.blocked.front();
+      l.blocked.pop_front();
+      l.cv.notify_all();
+    } else {
+      l.owner = -1;
+    }
+    return true;
+  }
+
+  bool advance(int32_t object, int64_t amount) {
+    Counter& c = counters_[object];
+    std::lock_guard<std::mutex> g(c.m);
+    c.value += amount;
+    c.cv.notify_all();
+    return true;
+  }
+
+  bool wait_progress(Thread& t, int32_t object, int64_t target) {
+    Counter& c = counters_[object];
+    std::unique_lock<std::mutex> g(c.m);
+    if (c.value >= target) return true;
+    return blocking(t, [&] {
+      c.cv.wait(g, [&] { return c.value >= target || stop_; });
+      return !stop_;
+    });
+  }
+
+  bool sem_post(int32_t object, int64_t amount) {
+    Semaphore& sem = semaphores_[object];
+    std::lock_guard<std::mutex> g(sem.m);
+    sem.value += amount;
+    sem.cv.notify_all();
+    return true;
+  }
+
+  // Served in order of arrival.
+  bool sem_wait(Thread& t, int32_t object, int64_t amount) {
+    Semaphore& sem = semaphores_[object];
+    std::unique_lock<std::mutex> g(sem.m);
+    const uint64_t ticket = sem.next_ticket++;
+    sem.waiters.emplace_back(ticket, amount);
+    auto served = [&] {
+      return stop_ || (sem.waiters.front().first == ticket && sem.value >= amount);
+    };
+    if (!served() && !blocking(t, [&] {
+          sem.cv.wait(g, served);
+          return !stop_;
+        }))
+      return false;
+    if (stop_) return false;
+    sem.waiters.pop_front();
+    sem.value -= amount;
+    sem.cv.notify_all();  // the next in line may be served too
     return true;
   }
 
@@ -554,14 +626,14 @@ class Runner {
       }
       next = advance(st.next);
     }
-    dl_job_end(t);  // a deadline task's job is one period's work
+    job_end(t);  // a deadline task's job is one period's work
     const Time now = mono_now();
     if (now < next) {
       const bool ok = sleep_until(next);
-      dl_job_start(t, next);
+      job_start(t, next);
       return ok;
     }
-    dl_job_start(t, now);  // the period is already over: the next job starts now
+    job_start(t, now);  // the period is already over: the next job starts now
     return true;
   }
 
@@ -582,6 +654,7 @@ class Runner {
     };
     if (spin()) return true;
     for (int r = 0; r < cfg.yield_rounds && !stop_; ++r) {
+      job_end(t);  // a yield ends a deadline task's job
       sched_yield();
       if (spin()) return true;
     }
@@ -589,15 +662,18 @@ class Runner {
       std::unique_lock<std::mutex> g(l.m);
       if (try_take()) return true;
       l.blocked.push_back(t.id);
-      l.cv.wait(g, [&] { return l.owner == t.id || stop_; });
-      return !stop_;
+      return blocking(t, [&] {
+        l.cv.wait(g, [&] { return l.owner == t.id || stop_; });
+        return !stop_;
+      });
     }
     Time delay = cfg.sleep_min_ns;  // PostgreSQL s_lock's back-off
     for (int sleeps = 0; !stop_; ++sleeps) {
       if (sleeps >= cfg.max_sleeps)
         throw WorkloadError(fmt::format("task {}: stuck spinlock '{}' after {} sleeps", t.name,
-                                        w_.spinlocks.names[s.object], sleeps));
-      if (!sleep_until(mono_now() + delay)) return false;
+                                        w_.spinlocks.names[s.object], sleeps),
+                            s_.file);
+      if (!sleep_step(t, delay)) return false;
       if (spin()) return true;
       const double growth =
           1.0 +
@@ -623,7 +699,7 @@ class Runner {
   std::vector<SpinLock> spinlocks_;
   std::vector<SharedTimer> timers_;
   std::vector<std::atomic<int>> fork_counts_;
-  std::mutex workers_m_, names_m_, marks_m_, error_m_;
+  std::mutex workers_m_, names_m_, error_m_;
   std::deque<Worker> workers_;
   std::exception_ptr error_;
 };
@@ -678,6 +754,12 @@ HostRunResult run_on_host(const Scenario& scenario, const HostRunOptions& option
   result.end_ns = mono_now();
   sigaction(SIGUSR2, &old, nullptr);
   if (const std::exception_ptr e = runner.error()) std::rethrow_exception(e);
+  result.record.mark_names = scenario.workload.marks.names;
+  // Threads hand their events over as they end: in time order, ties by thread.
+  std::sort(result.record.events.begin(), result.record.events.end(),
+            [](const HostEvent& a, const HostEvent& b) {
+              return std::tie(a.time_ns, a.tid) < std::tie(b.time_ns, b.tid);
+            });
   return result;
 }
 

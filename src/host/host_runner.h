@@ -10,7 +10,9 @@
 // - mutexes, condvars (rt-app's unguarded pthread_cond_wait), barriers, suspend/resume,
 //   counting semaphores and progress counters: pthread mutexes and condition variables;
 //   spinlocks spin for real, then sched_yield, then sleep or block as configured.
-// - fork starts a new thread of the named task; marks are counted with their times.
+// - fork starts a new thread of the named task; marks are recorded as kMark events, and a
+//   SCHED_DEADLINE thread's jobs as kDlJob events by the rule of events/deadline_job.h
+//   (a job ends when the thread waits, yields, reaches its timer or exits).
 //
 // The run stops when every thread has exited, at the duration, or on Ctrl-C: the
 // threads are told to stop, woken from every wait, and joined.
@@ -20,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "host/ftrace_parser.h"
+#include "host/run_record.h"
 #include "scenario/scenario.h"
 
 namespace schedlab {
@@ -31,24 +33,19 @@ struct HostRunOptions {
   std::string cache_dir;  // empty: $XDG_CACHE_HOME/schedlab or ~/.cache/schedlab
 };
 
-struct HostMark {
-  uint64_t count = 0;
-  Time first_ns = -1, last_ns = -1;  // CLOCK_MONOTONIC
-};
-
 struct HostRunResult {
-  Time start_ns = 0, end_ns = 0;           // CLOCK_MONOTONIC
-  std::map<int64_t, KnownThread> threads;  // kernel tid -> task instance name, first mask
-  std::map<std::string, HostMark> marks;
-  // SCHED_DEADLINE jobs and misses per task instance, counted by the threads themselves.
-  std::map<std::string, std::pair<uint64_t, uint64_t>> dl_jobs;
+  Time start_ns = 0, end_ns = 0;  // CLOCK_MONOTONIC
+  // The threads by kernel tid (task instance name, first mask), the mark names, and the
+  // marks and SCHED_DEADLINE jobs the threads saw, for parse_ftrace to merge.
+  RunRecord record;
   double loops_per_us = 0;  // the busy-loop calibration used
   std::string calibration_note;
   bool interrupted = false, timed_out = false;
 };
 
 // Throws InputError for what the host cannot run (a policy it refuses without privilege,
-// a SCHED_ISO task) naming the task, and WorkloadError for a stuck spinlock.
+// a SCHED_ISO task) naming the task, and WorkloadError (naming the scenario) for a stuck
+// spinlock.
 HostRunResult run_on_host(const Scenario& scenario, const HostRunOptions& options);
 
 }  // namespace schedlab

@@ -30,11 +30,29 @@ class InputError : public std::runtime_error {
 };
 
 // A run that cannot go on: a deadlocked workload, a stuck spinlock, an unlock of a
-// mutex the task does not hold. The message names the tasks and objects involved.
+// mutex the task does not hold. The message names the tasks and objects involved; the
+// file is the scenario's, set by whoever knows it (see in_scenario below).
 class WorkloadError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit WorkloadError(const std::string& message, std::string file = "")
+      : std::runtime_error(message), file_(std::move(file)) {}
+
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
 };
+
+// Calls `run`; a WorkloadError from it that names no file is thrown again naming `file`.
+template <class F>
+decltype(auto) in_scenario(const std::string& file, F&& run) {
+  try {
+    return run();
+  } catch (const WorkloadError& e) {
+    if (!e.file().empty()) throw;
+    throw WorkloadError(e.what(), file);
+  }
+}
 
 // A broken promise of the engine or a policy (the invariant checker found it).
 class InvariantError : public std::logic_error {

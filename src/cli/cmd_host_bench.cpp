@@ -1,0 +1,128 @@
+// `schedlab host bench`: the real program over counts and repeats, tabulated like a sweep.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "cli/command.h"
+#include "cli/options.h"
+#include "experiment/results.h"
+#include "host/host_bench.h"
+#include "host/host_machine.h"
+#include "report/svg_plot.h"
+#include "util/error.h"
+
+namespace schedlab {
+
+namespace {
+
+struct HostBenchArgs {
+  HostBenchOptions options;
+  std::string counts = "1..8", out, plot;
+};
+
+// "1..8", "1,2,4" or "4".
+std::vector<int> parse_counts(const std::string& text) {
+  std::vector<int> counts;
+  try {
+    const auto dots = text.find("..");
+    if (dots != std::string::npos) {
+      const int lo = std::stoi(text.substr(0, dots)), hi = std::stoi(text.substr(dots + 2));
+      for (int i = lo; i <= hi; ++i) counts.push_back(i);
+    } else {
+      for (size_t start = 0; start < text.size();) {
+        const size_t comma = text.find(',', start);
+        counts.push_back(std::stoi(text.substr(start, comma - start)));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    }
+  } catch (const std::exception&) {
+    counts.clear();
+  }
+  if (counts.empty() || *std::min_element(counts.begin(), counts.end()) < 1)
+    throw InputError("", "--counts " + text, "expected lo..hi or a,b,c of positive integers");
+  return counts;
+}
+
+// Every run, with a progress line on stderr, as a results table.
+ResultTable run_bench(const HostBenchOptions& o, const std::string& axis, const std::string& metric,
+                      std::ostream& err) {
+  const std::string label = fmt::format("{} {}{}", host_kernel_release(), o.policy,
+                                        o.nice ? fmt::format(" nice {}", o.nice) : "");
+  ResultTable table;
+  table.columns = {"policy", axis, "repeat", metric};
+  const size_t total = o.counts.size() * static_cast<size_t>(o.repeat);
+  host_bench(o, [&](const BenchRun& r) {
+    table.rows.push_back(
+        {label, std::to_string(r.count), std::to_string(r.repeat), fmt::format("{:.6g}", r.value)});
+    const bool tty = isatty(STDERR_FILENO);
+    err << fmt::format("{}{} {}={} repeat {}: {:.4g} {}  ({}/{})", tty ? "\r" : "", o.program, axis,
+                       r.count, r.repeat + 1, r.value, metric, table.rows.size(), total)
+        << (!tty || table.rows.size() == total ? "\n" : "") << std::flush;
+  });
+  return table;
+}
+
+int host_bench_command(const HostBenchArgs& a, std::ostream& out, std::ostream& err) {
+  HostBenchOptions o = a.options;
+  o.counts = parse_counts(a.counts);
+  const std::string axis = o.program == "x264"     ? "threads"
+                           : o.program == "tbench" ? "clients"
+                                                   : "groups";
+  const std::string metric = bench_unit(o.program);
+  const ResultTable table = run_bench(o, axis, metric, err);
+  if (!a.out.empty()) *open_output(a.out) << results_csv(table);
+  const Aggregate agg = aggregate_results(table, {axis}, metric);
+  out << fmt::format("{} on this machine, {} (median [min-max] of {})\n", o.program, metric,
+                     o.repeat)
+      << format_aggregate_table(agg);
+  if (!a.plot.empty()) {
+    PlotOptions po;
+    po.title = fmt::format("{} on {}", o.program, host_kernel_release());
+    *open_output(a.plot) << svg_plot(agg, po);
+  }
+  return 0;
+}
+
+void add_program_options(CLI::App& cmd, HostBenchOptions& o) {
+  cmd.add_option("--preset", o.preset, "x264 preset (default ultrafast)");
+  cmd.add_option("--frames", o.frames, "x264 frames (default 100)")->check(CLI::Range(1, 100000));
+  cmd.add_option("--width", o.width, "x264 clip width (default 704)")->check(CLI::Range(16, 8192));
+  cmd.add_option("--height", o.height, "x264 clip height (default 576)")
+      ->check(CLI::Range(16, 8192));
+  cmd.add_option("--seconds", o.seconds, "tbench run time (default 10)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--loops", o.loops, "hackbench loops (default 100)")
+      ->check(CLI::Range(1, 1000000));
+  cmd.add_flag("--processes", o.processes, "hackbench with processes");
+  cmd.add_option("--file", o.file, "rt-app JSON file (rtapp)");
+}
+
+}  // namespace
+
+Command add_host_bench(CLI::App& host) {
+  auto a = std::make_shared<HostBenchArgs>();
+  HostBenchOptions& o = a->options;
+  CLI::App* cmd = host.add_subcommand(
+      "bench", "run x264, tbench, hackbench or rt-app for real over counts and repeats");
+  cmd->add_option("program", o.program, "x264, tbench, hackbench or rtapp")->required();
+  cmd->add_option("--counts", a->counts,
+                  "threads (x264), clients (tbench) or groups (hackbench): lo..hi or a,b,c");
+  cmd->add_option("--repeat", o.repeat, "runs per count (default 3)")->check(CLI::Range(1, 100));
+  cmd->add_option("--policy", o.policy,
+                  "SCHED_OTHER (default), SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR");
+  cmd->add_option("--priority", o.rt_priority, "for SCHED_FIFO/RR (default 10)");
+  cmd->add_option("--nice", o.nice, "nice value")->check(CLI::Range(-20, 19));
+  cmd->add_option("--cpus", o.cpus, "taskset CPU list");
+  add_program_options(*cmd, o);
+  cmd->add_option("--timeout", o.timeout_s, "seconds per run (default 600)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--out", a->out, "results CSV");
+  cmd->add_option("--plot", a->plot, "SVG plot");
+  return {cmd,
+          [a](std::ostream& out, std::ostream& err) { return host_bench_command(*a, out, err); }};
+}
+
+}  // namespace schedlab

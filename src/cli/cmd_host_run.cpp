@@ -1,0 +1,57 @@
+// `schedlab host run`: a scenario's programs run for real while the kernel is recorded;
+// the recorded stream goes through the same analyzer as `run`, and what it computes is
+// printed as it is.
+#include <memory>
+
+#include "analysis/analyzer.h"
+#include "cli/command.h"
+#include "cli/options.h"
+#include "host/host_session.h"
+#include "report/json_report.h"
+#include "report/table_report.h"
+
+namespace schedlab {
+
+namespace {
+
+struct HostRunArgs {
+  HostScenarioArgs scenario;
+  HostSessionOptions session;
+  bool json = false;
+  WriterPaths writers;  // --trace only
+};
+
+int host_run(const HostRunArgs& a, std::ostream& out, std::ostream& err) {
+  const Scenario scenario = load_host_scenario(a.scenario);
+  Analyzer analyzer;
+  SinkList sinks;
+  sinks.add(&analyzer);
+  const OptionalWriters writers(a.writers, sinks);
+  const HostSessionResult r = run_recorded(scenario, a.session, sinks);
+  for (const std::string& n : r.notes) err << "schedlab: note: " << n << "\n";
+  out << (a.json ? metrics_json(analyzer.metrics()) : metrics_table(analyzer.metrics()));
+  return r.interrupted ? 130 : 0;
+}
+
+}  // namespace
+
+Command add_host_run(CLI::App& host) {
+  auto a = std::make_shared<HostRunArgs>();
+  CLI::App* cmd = host.add_subcommand(
+      "run", "run a scenario's programs for real while recording the kernel; report as `run`");
+  cmd->add_option("scenario", a->scenario.scenario, "scenario file")->required();
+  cmd->add_option("--set", a->scenario.sets, "override a scenario value: /json/pointer=value");
+  cmd->add_option("--duration", a->scenario.duration_s,
+                  "seconds before the run is stopped (default global.duration, else 10)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--json", a->json, "print metrics as JSON");
+  cmd->add_option("--trace", a->writers.trace, "write a Chrome/Perfetto trace JSON file");
+  cmd->add_option("--keep-trace", a->session.keep_trace, "keep the ftrace text in this file");
+  cmd->add_flag("--recalibrate", a->session.recalibrate, "measure the busy loop again");
+  cmd->add_option("--buffer-kb", a->session.buffer_kb, "per-CPU trace buffer (default 8192)")
+      ->check(CLI::Range(64, 1 << 22));
+  cmd->add_option("--tracefs", a->session.tracefs_dir, "tracefs directory");
+  return {cmd, [a](std::ostream& out, std::ostream& err) { return host_run(*a, out, err); }};
+}
+
+}  // namespace schedlab

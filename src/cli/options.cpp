@@ -1,0 +1,86 @@
+#include "cli/options.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "util/error.h"
+
+namespace schedlab {
+
+void add_scenario_options(CLI::App& cmd, ScenarioArgs& a) {
+  cmd.add_option("scenario", a.scenario, "scenario file (rt-app JSON with optional sections)")
+      ->required();
+  cmd.add_option("--policy", a.policy, "normal-class scheduler (see `schedlab policies`)");
+  cmd.add_option("--param", a.params, "scheduler parameter name=value (repeatable)");
+  cmd.add_option("--set", a.sets, "override a scenario value: /json/pointer=value (repeatable)");
+  cmd.add_option("--seed", a.seed, "random seed (default: the scenario's, else 1)");
+  cmd.add_option("--cpus", a.cpus, "CPU count (a flat machine of that size)")
+      ->check(CLI::Range(1, kMaxCpus));
+  cmd.add_option("--duration", a.duration_s, "simulated seconds (overrides global.duration)");
+}
+
+ScenarioOverrides overrides_of(const ScenarioArgs& a, const CLI::App& cmd) {
+  ScenarioOverrides o;
+  for (const std::string& s : a.sets) o.sets.push_back(split_assignment(s, "--set"));
+  for (const std::string& p : a.params) o.params.push_back(split_assignment(p, "--param"));
+  if (cmd.count("--policy")) o.policy = a.policy;
+  if (cmd.count("--seed")) o.seed = a.seed;
+  if (cmd.count("--cpus")) o.cpus = a.cpus;
+  if (cmd.count("--duration")) o.duration_s = a.duration_s;
+  return o;
+}
+
+Scenario load_host_scenario(const HostScenarioArgs& a) {
+  ScenarioOverrides o;
+  for (const std::string& s : a.sets) o.sets.push_back(split_assignment(s, "--set"));
+  if (a.duration_s > 0) o.duration_s = a.duration_s;
+  return load_scenario(a.scenario, o);
+}
+
+std::pair<std::string, std::string> split_assignment(const std::string& text,
+                                                     const std::string& option) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("", option + " " + text, "expected name=value");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+std::unique_ptr<std::ofstream> open_output(const std::string& path) {
+  auto out = std::make_unique<std::ofstream>(path, std::ios::binary);
+  if (!*out) throw InputError(path, "", "cannot open for writing");
+  return out;
+}
+
+OptionalWriters::OptionalWriters(const WriterPaths& paths, SinkList& sinks) {
+  if (!paths.trace.empty()) {
+    trace_file_ = open_output(paths.trace);
+    trace_ = std::make_unique<PerfettoTraceWriter>(*trace_file_);
+    sinks.add(trace_.get());
+  }
+  if (!paths.events.empty()) {
+    events_file_ = open_output(paths.events);
+    events_ = std::make_unique<EventsCsvWriter>(*events_file_);
+    sinks.add(events_.get());
+  }
+}
+
+std::function<void(std::size_t, std::size_t)> progress_bar(std::ostream& err) {
+  if (!isatty(STDERR_FILENO)) return {};
+  const auto start = std::chrono::steady_clock::now();
+  return [&err, start](std::size_t done, std::size_t total) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double eta =
+        done ? elapsed / static_cast<double>(done) * static_cast<double>(total - done) : 0;
+    const int width = 30;
+    const auto filled = static_cast<int>(static_cast<double>(width) * static_cast<double>(done) /
+                                         static_cast<double>(std::max<std::size_t>(1, total)));
+    err << fmt::format("\r[{}{}] {}/{}  ETA {:.0f} s ", std::string(filled, '='),
+                       std::string(width - filled, ' '), done, total, eta)
+        << (done == total ? "\n" : "") << std::flush;
+  };
+}
+
+}  // namespace schedlab

@@ -1,0 +1,66 @@
+// What several subcommands share: the scenario options of `run` and `check`, name=value
+// arguments, output files, the --trace/--events writers and the progress bar.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "events/event.h"
+#include "report/events_csv.h"
+#include "report/perfetto_trace.h"
+#include "scenario/scenario.h"
+
+namespace schedlab {
+
+// A scenario file and the command-line changes to it (`run`, `check`).
+struct ScenarioArgs {
+  std::string scenario;
+  std::string policy;
+  std::vector<std::string> params, sets;
+  uint64_t seed = 0;
+  int cpus = 0;
+  double duration_s = 0;
+};
+void add_scenario_options(CLI::App& cmd, ScenarioArgs& a);
+// The overrides `cmd` was given (an option not given leaves the scenario's value).
+ScenarioOverrides overrides_of(const ScenarioArgs& a, const CLI::App& cmd);
+
+// The scenario of `host run` and `compare`: --set edits and a --duration in seconds.
+struct HostScenarioArgs {
+  std::string scenario;
+  std::vector<std::string> sets;
+  double duration_s = 0;
+};
+Scenario load_host_scenario(const HostScenarioArgs& a);
+
+// "name=value" as a pair; InputError naming `option` otherwise.
+std::pair<std::string, std::string> split_assignment(const std::string& text,
+                                                     const std::string& option);
+
+// InputError naming the path when it cannot be written.
+std::unique_ptr<std::ofstream> open_output(const std::string& path);
+
+// The --trace and --events writers a command was asked for, added to `sinks`.
+struct WriterPaths {
+  std::string trace, events;
+};
+class OptionalWriters {
+ public:
+  OptionalWriters(const WriterPaths& paths, SinkList& sinks);
+
+ private:
+  std::unique_ptr<std::ofstream> trace_file_, events_file_;
+  std::unique_ptr<PerfettoTraceWriter> trace_;
+  std::unique_ptr<EventsCsvWriter> events_;
+};
+
+// A progress bar with an ETA on a terminal; nothing otherwise.
+std::function<void(std::size_t, std::size_t)> progress_bar(std::ostream& err);
+
+}  // namespace schedlab
