@@ -1,0 +1,82 @@
+// Scheduling domains built from the machine topology, as kernel/sched.c's
+// build_sched_domains builds them from include/linux/topology.h's SD_*_INIT (2.6.22 to
+// 2.6.32) and kernel/sched/topology.c's sd_init() (6.x). docs/algorithms/balancing.md.
+//
+// Levels, bottom up: SMT (hardware threads of a core), MC (cores sharing the last-level
+// cache), CPU (the whole machine; no NUMA level is modelled). A level whose span is one
+// CPU or equals its child's span is dropped, as sd_degenerate/sd_parent_degenerate do.
+// The groups of a level are its child's spans (single CPUs at the lowest level).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "machine/machine.h"
+#include "util/types.h"
+
+namespace schedlab::balance {
+
+// SD_* flags (symbolic; the kernel's bit values differ between releases).
+enum SdFlag : uint32_t {
+  kSdLoadBalance = 1u << 0,
+  kSdBalanceNewidle = 1u << 1,
+  kSdBalanceExec = 1u << 2,
+  kSdBalanceFork = 1u << 3,
+  kSdWakeAffine = 1u << 4,
+  kSdWakeBalance = 1u << 5,  // 2.6.31: passive balancing at wake-up
+  kSdShareCpupower = 1u << 6,
+  kSdSharePkgResources = 1u << 7,
+  kSdPreferSibling = 1u << 8,  // 2.6.32
+  kSdWakeIdle = 1u << 9,       // 2.6.23: wake on an idle CPU of the domain
+};
+
+enum class Level : uint8_t { kSmt, kMc, kCpu };
+const char* level_name(Level l);
+
+// The constant part of a domain (SD_SIBLING_INIT, SD_MC_INIT, SD_CPU_INIT), written with
+// designated initialisers: {.level = Level::kMc, .flags = ..., .imbalance_pct = 125}.
+struct DomainTemplate {
+  Level level = Level::kCpu;
+  uint32_t flags = 0;
+  int min_interval_ms = 1;
+  int max_interval_ms = 4;
+  int busy_factor = 64;
+  int imbalance_pct = 125;
+  int cache_nice_tries = 0;
+  // cpu_load[] indices per kind of balancing (0: the instantaneous load)
+  int busy_idx = 0;
+  int idle_idx = 0;
+  int newidle_idx = 0;
+  int wake_idx = 0;
+  int forkexec_idx = 0;
+};
+
+// Switches a domain flag a user may flip (--param SD_BALANCE_NEWIDLE=0) on every level,
+// when it differs from the MC level's default; SD_BALANCE_NEWIDLE and SD_PREFER_SIBLING
+// are switched on the MC and CPU levels only (the SMT level keeps its own).
+void switch_domain_flag(std::vector<DomainTemplate>& levels, uint32_t flag, bool on);
+
+// One CPU's domain at one level, with its balancing state.
+struct Domain {
+  DomainTemplate t;
+  CpuMask span;
+  std::vector<CpuMask> groups;       // the group holding this CPU comes first
+  std::vector<int64_t> group_power;  // cpu_power per group, SCHED_LOAD_SCALE = one CPU
+  // balancing state (struct sched_domain)
+  int64_t balance_interval_ms = 1;
+  int64_t last_balance_jiffy = 0;
+  int nr_balance_failed = 0;
+  bool has(uint32_t flag) const { return (t.flags & flag) != 0; }
+};
+
+enum class GroupPower : uint8_t {
+  kOnePerSharedGroup,  // 2.6.22-2.6.31: a group whose CPUs share a core or cache counts as one
+  kSumOfCpus,          // 2.6.32: the sum of its CPUs (SMT threads share smt_gain 1178)
+};
+
+// domains[cpu] lists that CPU's domains bottom up.
+std::vector<std::vector<Domain>> build_domains(const Machine& m,
+                                               const std::vector<DomainTemplate>& levels,
+                                               GroupPower power);
+
+}  // namespace schedlab::balance
