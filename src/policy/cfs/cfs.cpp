@@ -123,7 +123,6 @@ void Cfs::task_new(Task& t, const Task* parent) {
   if (parent && q_.known(parent->id)) {
     e.vruntime = q_[parent->id].vruntime;  // dup_task_struct copies the parent's entity
     e.frame_cpu = q_[parent->id].frame_cpu;
-    e.parent = parent->id;
   }
 }
 
@@ -166,9 +165,8 @@ void Cfs::enqueue(CpuId cpu, Task& t, const EnqueueFlags& flags) {
   if (rq.nr_running == 0) balancer_.sync_cpu_load(cpu);  // an idle CPU's averages catch up
   switch (flags.kind) {
     case EnqueueKind::kNew: {
-      const TaskId parent = e.parent;
-      e.parent = kNoTask;
-      if (parent == kNoTask) {
+      const TaskId parent = flags.wake.waker;  // wake_up_new_task() runs in the parent
+      if (!q_.known(parent)) {
         // A task of the scenario: as if forked by a launcher that is not on this CPU.
         e.vruntime = rq.min_vruntime;
         place_entity(rq, e, true);

@@ -73,7 +73,6 @@ class Cfs final : public SchedClass {
     int64_t last_wakeup = 0, start_runtime = 0;
     int64_t avg_overlap = 0, avg_wakeup = 0;
     int64_t avg_running = 0;  // 2.6.32's statistic (only WAKEUP_RUNNING reads it)
-    TaskId parent = kNoTask;  // set by a fork until the child is first queued
   };
   struct RunQueue : fair::RqBase {
     using RqBase::RqBase;

@@ -180,19 +180,14 @@ void Cfs23::task_new(Task& t, const Task* parent) {
   e.prev_sum_exec = t.sum_exec_ns;
   e.exec_start = 0;
   e.wait_runtime = e.wait_start_fair = e.sleep_start_fair = 0;
-  if (parent && q_.known(parent->id)) {
-    e.frame_cpu = q_[parent->id].frame_cpu;
-    e.parent = parent->id;
-  }
+  if (parent && q_.known(parent->id)) e.frame_cpu = q_[parent->id].frame_cpu;
 }
 
 // task_new_fair(), for a process fork onto its running parent's CPU with child-runs-
 // first: just left of the parent, with START_DEBIT's debt. False when it does not apply.
-bool Cfs23::task_new_fair(CpuId cpu, Entity& e) {
+bool Cfs23::task_new_fair(CpuId cpu, Entity& e, TaskId parent) {
   RunQueue& rq = q_.rq(cpu);
-  const TaskId parent = e.parent;
-  e.parent = kNoTask;
-  if (p_.forks_are_threads || !p_.sched_child_runs_first || parent == kNoTask) return false;
+  if (p_.forks_are_threads || !p_.sched_child_runs_first || !q_.known(parent)) return false;
   const Task& p = *q_[parent].task;
   if (!p.runnable || p.cpu != cpu || rq.curr != parent) return false;
   update_curr(cpu);
@@ -212,7 +207,8 @@ void Cfs23::enqueue(CpuId cpu, Task& t, const EnqueueFlags& flags) {
   e.load = load_weight(t);
   follow_frame(cpu, e);
   if (q_.rq(cpu).nr_running == 0) balancer_.sync_cpu_load(cpu);
-  if (flags.kind == EnqueueKind::kNew && task_new_fair(cpu, e)) return;
+  // wake_up_new_task() runs in the parent: the waker of a fork.
+  if (flags.kind == EnqueueKind::kNew && task_new_fair(cpu, e, flags.wake.waker)) return;
   enqueue_entity(cpu, e, flags.kind == EnqueueKind::kWakeup);
 }
 

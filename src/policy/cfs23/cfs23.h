@@ -57,9 +57,8 @@ class Cfs23 final : public SchedClass {
   struct Entity : fair::EntityBase {
     int64_t fair_key = 0;      // the timeline key: fair_clock - wait_runtime, weighted
     int64_t wait_runtime = 0;  // CPU time owed, within +-runtime_limit
-    int64_t wait_start_fair = 0, sleep_start_fair = 0;  // fair_clock when it began to
-                                                        // wait / to sleep
-    TaskId parent = kNoTask;  // set by a fork until the child is first queued
+    // fair_clock when it began to wait, and to sleep
+    int64_t wait_start_fair = 0, sleep_start_fair = 0;
   };
   struct RunQueue : fair::RqBase {
     using RqBase::RqBase;
@@ -75,7 +74,7 @@ class Cfs23 final : public SchedClass {
   void enqueue_sleeper(CpuId cpu, Entity& e);
   void enqueue_entity(CpuId cpu, Entity& e, bool wakeup);
   void dequeue_entity(CpuId cpu, Entity& e, bool sleep);
-  bool task_new_fair(CpuId cpu, Entity& e);
+  bool task_new_fair(CpuId cpu, Entity& e, TaskId parent);
   void check_preempt_curr_fair(CpuId cpu, Entity& woken, Entity& curr, int64_t granularity);
   void follow_frame(CpuId cpu, Entity& e);
   CpuId select_wake_cpu(Task& t, CpuId prev, CpuId this_cpu, bool sync, TaskId waker);
