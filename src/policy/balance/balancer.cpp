@@ -225,14 +225,15 @@ inline Balancer::GroupStats Balancer::group_stats(const CpuMask& group, bool loc
       load = target_load(i, idx, q.weight);
     } else {
       load = source_load(i, idx, q.weight);
-      s.max_cpu_load = std::max(s.max_cpu_load, load);
-      s.min_cpu_load = std::min(s.min_cpu_load, load);
     }
     s.load += load;
     s.nr_running += running;
     s.weighted_load += q.weight;
-    if (rules_.group_imbalance)  // cpu_avg_load_per_task()
+    if (rules_.group_imbalance && !local) {  // the spread and cpu_avg_load_per_task()
+      s.max_cpu_load = std::max(s.max_cpu_load, load);
+      s.min_cpu_load = std::min(s.min_cpu_load, load);
       s.avg_per_task_sum += q.nr_running ? q.weight / q.nr_running : rules_.empty_load_per_task;
+    }
   });
   return s;
 }
