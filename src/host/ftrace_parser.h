@@ -1,6 +1,6 @@
 // The ftrace text format (the tracefs `trace` file, or what `trace_pipe` printed) read
 // into the event stream, so a recorded run is measured by the same analyzer as a
-// simulated one (WORKLOADS.md §7).
+// simulated one (docs/traces.md).
 //
 // Understood: sched_switch, sched_wakeup, sched_wakeup_new, sched_migrate_task,
 // sched_process_fork and sched_process_exit, in the key=value layout of 2.6.31 onwards

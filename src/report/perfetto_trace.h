@@ -1,4 +1,4 @@
-// Chrome/Perfetto trace JSON (WORKLOADS.md §7), written as the events arrive: a
+// Chrome/Perfetto trace JSON (docs/traces.md), written as the events arrive: a
 // "CPUs" process with one track per CPU showing which task runs, and a "tasks" process
 // with one track per task showing running and runnable slices, wake-ups and marks.
 // Open it in ui.perfetto.dev or chrome://tracing.
