@@ -39,7 +39,8 @@ HostSessionResult run_recorded(const Scenario& scenario, const HostSessionOption
   run.record.policy = fmt::format("host {}", host_kernel_release());
   {
     std::ifstream in(trace_path);
-    parse_ftrace(in, trace_path, sink, run.record);
+    const FtraceStats stats = parse_ftrace(in, trace_path, sink, run.record);
+    for (const std::string& n : stats.notes) out.notes.push_back(n);
   }
   if (o.keep_trace.empty()) std::filesystem::remove(trace_path);
   return out;
