@@ -168,6 +168,29 @@ TEST(TraceFormats, ACutLastLineIsLeftOutWithANote) {
 }
 
 // Lost events by CPU: trace_pipe's count, and trace-cmd's "[EVENTS DROPPED]" without one.
+// A first line that starts with "<idle>" is ftrace text, not HTML; a legacy systrace HTML
+// file holds its text in `var linuxPerfData`; Android adds keys after target_cpu.
+TEST(TraceFormats, HtmlIsToldFromTextAndLegacySystraceIsRead) {
+  const std::string line =
+      "          <idle>-0     [000] d..2  1.000000: sched_switch: prev_comm=swapper/0 "
+      "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=10 next_prio=120\n"
+      "               a-10    [000] d..5  1.001000: sched_wakeup: comm=b pid=11 prio=120 "
+      "success=1 target_cpu=000 state=W\n"
+      "               a-10    [000] d..3  1.002000: sched_switch: prev_comm=a prev_pid=10 "
+      "prev_prio=120 prev_state=S ==> next_comm=b next_pid=11 next_prio=120\n";
+  FtraceStats stats;
+  const Metrics text = analyze_text(line, &stats);
+  EXPECT_EQ(stats.format, "ftrace text");
+  EXPECT_EQ(text.context_switches, 2u);
+  EXPECT_EQ(task(text, "b").wakeup_latency.max(), 1'000'000);
+  const Metrics legacy = analyze_text(
+      "<!DOCTYPE HTML>\n<html>\n<body>\n  <script>\n  var linuxPerfData = \"\\\n# tracer: nop\n" +
+          line + "  </script>\n</body>\n</html>\n",
+      &stats);
+  EXPECT_EQ(stats.format, "systrace HTML");
+  EXPECT_EQ(legacy.context_switches, 2u);
+}
+
 TEST(TraceFormats, LostEventsAreCountedPerCpu) {
   const std::string trace = R"(CPU:1 [LOST 12 EVENTS]
                a-10    [001] d..2.     1.000000: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120

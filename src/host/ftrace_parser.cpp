@@ -98,6 +98,12 @@ class Fields {
     return std::any_of(starts_.begin(), starts_.end(),
                        [&](const auto& s) { return s.second == key; });
   }
+  // A number's text: the value up to its first blank (a kernel may add keys this reader
+  // does not know, such as Android's `state=W` after target_cpu).
+  std::string_view number(std::string_view key) const {
+    const std::string_view v = get(key);
+    return v.substr(0, v.find(' '));
+  }
   std::string_view get(std::string_view key) const {
     for (size_t i = 0; i < starts_.size(); ++i) {
       if (starts_[i].second != key) continue;
@@ -363,18 +369,18 @@ class LineParser {
   void task_side(const Fields& f, const char* comm, const char* pid, const char* prio, Side& s,
                  std::string_view event) {
     if (!error_.empty()) return;
-    if (!f.has(pid) || !to_int(f.get(pid), s.pid) || s.pid < 0) {
+    if (!f.has(pid) || !to_int(f.number(pid), s.pid) || s.pid < 0) {
       error_ = fmt::format("{} without a valid {}=", event, pid);
       return;
     }
     s.comm = std::string(f.get(comm));
     int64_t p = 120;
-    if (prio && f.has(prio) && to_int(f.get(prio), p)) s.prio = static_cast<int>(p);
+    if (prio && f.has(prio) && to_int(f.number(prio), p)) s.prio = static_cast<int>(p);
   }
 
   CpuId cpu_field(const Fields& f, const char* key, std::string_view event) {
     CpuId c = kNoCpu;
-    if (error_.empty() && (!f.has(key) || !to_cpu(f.get(key), c)))
+    if (error_.empty() && (!f.has(key) || !to_cpu(f.number(key), c)))
       error_ = fmt::format("{} without a valid {}=", event, key);
     return c;
   }
@@ -386,7 +392,7 @@ class LineParser {
       task_side(f, "prev_comm", "prev_pid", "prev_prio", r.a, "sched_switch");
       task_side(f, "next_comm", "next_pid", "next_prio", r.b, "sched_switch");
       if (error_.empty() && !f.has("prev_state")) error_ = "sched_switch without prev_state=";
-      r.prev_state = prev_state_of(f.get("prev_state"));
+      r.prev_state = prev_state_of(f.number("prev_state"));
       return;
     }
     // 2.6.28-2.6.30 "task a:1 [120] (S) ==> b:2 [120]"; the plugin "a:1 [120] S ==> b:2 [120]"
@@ -434,18 +440,26 @@ class LineParser {
 };
 
 // The lines of a systrace/atrace HTML file that hold its ftrace text: those inside its
-// `<script class="trace-data" type="application/text">` sections (what Perfetto reads).
+// `<script class="trace-data" type="application/text">` sections (what Perfetto reads),
+// or, in systrace's older files, the `var linuxPerfData = "\` string of a script.
 class HtmlFilter {
  public:
   // The part of `line` that is trace text ("" for none); false outside any section.
   bool take(std::string& line) {
     static constexpr std::string_view kOpen = "<script class=\"trace-data\"";
+    static constexpr std::string_view kLegacy = "var linuxPerfData = \"";
     if (!inside_) {
-      const size_t at = line.find(kOpen);
-      if (at == std::string::npos) return false;
-      const size_t end = line.find('>', at);
-      inside_ = true;
-      line = end == std::string::npos ? "" : line.substr(end + 1);
+      if (const size_t at = line.find(kLegacy); at != std::string::npos) {
+        inside_ = true;
+        line = line.substr(at + kLegacy.size());
+        if (!line.empty() && line.back() == '\\') line.pop_back();
+      } else if (const size_t open = line.find(kOpen); open != std::string::npos) {
+        const size_t end = line.find('>', open);
+        inside_ = true;
+        line = end == std::string::npos ? "" : line.substr(end + 1);
+      } else {
+        return false;
+      }
     }
     if (const size_t close = line.find("</script>"); close != std::string::npos) {
       inside_ = false;
@@ -481,7 +495,9 @@ FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& s
     ++number;
     if (first) {
       first = false;
-      html = trim(text).rfind('<', 0) == 0;
+      // "<!DOCTYPE html>" or "<html>", not a line of text such as "  <idle>-0 [000] ..."
+      const std::string_view head = trim(text);
+      html = head.rfind("<!", 0) == 0 || head.rfind("<html", 0) == 0 || head.rfind("<HTML", 0) == 0;
     }
     if (html && !filter.take(text)) continue;
     const bool cut = in.eof();  // the last line had no newline: perhaps cut short
