@@ -119,7 +119,9 @@ class Replay {
     for (const Record& r : recs_) {
       const Time at = r.time - t0_;
       if (r.kind == Kind::kOwn) {
-        sink_.event({at, r.own->type, 0, r.cpu, id(r.a), r.own->other, r.own->arg, r.own->value});
+        // a timer step's value is its expiry, on the trace clock like the time
+        const int64_t value = r.own->type == EventType::kTimer ? r.own->value - t0_ : r.own->value;
+        sink_.event({at, r.own->type, 0, r.cpu, id(r.a), r.own->other, r.own->arg, value});
         continue;
       }
       if (r.kind == Kind::kLost) {
