@@ -72,6 +72,7 @@ class Replay {
     info.policy = run_.policy;
     info.cpus = cpus_;
     info.origin_ns = t0_;
+    info.generator = run_.generator;
     info.mark_names = run_.mark_names;
     sink_.begin(info);
     for (TaskId id = 0; id < static_cast<TaskId>(rows_.size()); ++id) {

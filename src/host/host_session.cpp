@@ -37,6 +37,7 @@ HostSessionResult run_recorded(const Scenario& scenario, const HostSessionOption
   if (run.interrupted) out.notes.push_back("interrupted; the metrics cover the run so far");
   out.interrupted = run.interrupted;
   run.record.policy = fmt::format("host {}", host_kernel_release());
+  run.record.generator = scenario.generator;
   {
     std::ifstream in(trace_path);
     const FtraceStats stats = parse_ftrace(in, trace_path, sink, run.record);

@@ -35,6 +35,7 @@ struct HostEvent {
 
 struct RunRecord {
   std::string policy = "host";             // the label of the metrics
+  std::string generator;                   // RunInfo::generator: the program's own units
   std::map<int64_t, KnownThread> threads;  // empty: every traced task is the workload
   std::vector<std::string> mark_names;     // what a kMark's arg indexes
   std::vector<HostEvent> events;           // in time order
