@@ -24,7 +24,7 @@ using Lines = std::vector<std::string>;
 // mv_range_thread's lag in rows: max_range = (h + 24) / threads - 24, r = clamp(max_range
 // / 2, me_range, 512), rounded up so r + 24 is a multiple of 16; K = (r + 24) / 16.
 TEST(X264, RowLagFollowsMvRangeThread) {
-  EXPECT_EQ(x264_row_lag(576, 6, 16), 4);   // WORKLOADS.md's worked example: r = 40
+  EXPECT_EQ(x264_row_lag(576, 6, 16), 4);   // docs/workloads/x264.md's worked example: r = 40
   EXPECT_EQ(x264_row_lag(576, 2, 16), 11);  // 276 / 2 = 138 -> 162 -> 176
   EXPECT_EQ(x264_row_lag(576, 8, 16), 4);   // 51 / 2 = 25 -> 49 -> 64
   EXPECT_EQ(x264_row_lag(576, 1, 16), 20);  // 576 / 2 = 288 -> 312 -> 320

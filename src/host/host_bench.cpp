@@ -191,7 +191,7 @@ std::vector<std::string> bench_command(const HostBenchOptions& o, int count,
   if (o.nice != 0) argv.insert(argv.end(), {"nice", "-n", std::to_string(o.nice)});
   if (o.program == "x264") {
     argv.insert(argv.end(), {"x264", "--preset", o.preset, "--threads", std::to_string(count)});
-    // E1's command lines (EXPERIMENTS.md): A ultrafast without lookahead at qp 20, B the
+    // E1's command lines (docs/experiments/E1.md): A ultrafast without lookahead at qp 20, B the
     // default preset at 2000 kbit/s, C veryslow at crf 20.
     if (o.preset == "ultrafast")
       argv.insert(argv.end(), {"--no-scenecut", "--sync-lookahead", "0", "--qp", "20"});

@@ -1,4 +1,4 @@
-// Recording the host kernel's scheduler through tracefs (WORKLOADS.md §7): mount it if
+// Recording the host kernel's scheduler through tracefs (docs/traces.md): mount it if
 // needed, remember every setting touched, switch on the sched events, stream trace_pipe
 // to a file while a command runs, and put every setting back however the run ends
 // (normal exit, error, time-out, Ctrl-C).

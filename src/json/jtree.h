@@ -1,7 +1,8 @@
 // An order-preserving JSON tree: object members stay in file order and duplicate keys
-// are all kept, as rt-app's parser (json-c) reads them. Built with nlohmann-json's SAX
-// interface after a pass that blanks out comments and trailing commas, so line and
-// column numbers in syntax errors still point into the original file.
+// are all kept, as rt-app runs a file after its workgen script, which renames repeated
+// keys (json-c alone would keep only the last; docs/workloads/rt-app.md). Built with
+// nlohmann-json's SAX interface after a pass that blanks out comments and trailing
+// commas, so line and column numbers in syntax errors still point into the original file.
 #pragma once
 
 #include <cstdint>

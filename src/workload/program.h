@@ -51,7 +51,7 @@ struct Step {
                           // pipe or socket write followed by a read)
 };
 
-// What to do once a spinlock's spinning has failed (WORKLOADS.md §3).
+// What to do once a spinlock's spinning has failed (docs/workloads/oltp.md).
 enum class SpinFallback : uint8_t { kSleep, kBlock };
 
 // Defaults: the sleep schedule is PostgreSQL 8.x s_lock.c (MIN_DELAY_USEC 1 ms,

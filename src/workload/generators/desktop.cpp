@@ -1,4 +1,4 @@
-// Desktop loads of the 2009 fairness tests (WORKLOADS.md §4; all reconstructions):
+// Desktop loads of the 2009 fairness tests (docs/workloads/desktop.md; all reconstructions):
 //
 // pert: a CPU hog that reads the clock in a loop and notes every gap, i.e. the time it
 //   was descheduled. Here the hog is one task; the gaps are the analyzer's
@@ -93,7 +93,7 @@ void generate_konsole(const KonsoleParams& p, const GeneratorContext&, Workload&
 }
 
 // glitch1.sh (2007): `xterms` terminals, each fed by a shell loop printing text, and
-// glxgears, on one X server (WORKLOADS.md §4; a reconstruction):
+// glxgears, on one X server (docs/workloads/desktop.md; a reconstruction):
 // - a producer per xterm writes a line (`line_ns`) into its pty, blocking when the pty
 //   holds `pty_lines`;
 // - the xterm takes `batch` lines at once in jump mode (1 in line mode, `scroll`), parses

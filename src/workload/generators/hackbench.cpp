@@ -1,4 +1,4 @@
-// hackbench (rt-tests, WORKLOADS.md §5): `groups` groups of `fds` receivers and `fds`
+// hackbench (rt-tests, docs/workloads/hackbench.md): `groups` groups of `fds` receivers and `fds`
 // senders; every sender writes `loops` messages of `datasize` bytes to each receiver of
 // its group through a socketpair (or a pipe). Workers start behind a barrier: each says
 // it is ready and waits; the main task, once all are ready, starts them at once (the

@@ -1,4 +1,4 @@
-// make -jN of a kernel-like tree (WORKLOADS.md §5): make keeps at most N jobs running;
+// make -jN of a kernel-like tree (docs/workloads/kbuild.md): make keeps at most N jobs running;
 // each object file is a fork/exec/exit chain, the gcc driver forking cc1 (the compile
 // proper) and then as, waiting for each; when every object is built, one serial link.
 //

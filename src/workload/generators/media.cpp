@@ -1,6 +1,6 @@
-// The media player test of the 2009 fairness posts (WORKLOADS.md §4, a reconstruction):
-// mplayer playing a movie of `movie_s` seconds (360) beside amarok scanning a collection
-// of `songs` (12,000) backed by mysqld, all on `cpus`.
+// The media player test of the 2009 fairness posts (docs/workloads/mediaplayer.md, a
+// reconstruction): mplayer playing a movie of `movie_s` seconds (360) beside amarok scanning a
+// collection of `songs` (12,000) backed by mysqld, all on `cpus`.
 //
 // mplayer: an audio thread feeds the sound card one period of `audio_period_ns` (20 ms)
 //   at a time, `audio_ns` (0.5 ms) of decoding each, then sleeps until the card needs
@@ -14,10 +14,10 @@
 //   1 ms of mysqld's time) in a synchronous round trip and reads the next file
 //   (`io_ns`, 2 ms asleep); mark `songs` per song and `collection_loaded` at the end.
 //
-// Every cost and period here is an assumption with a documented default: WORKLOADS.md
-// gives only "decode ≈ a few ms per frame on a timer" and a mysql-backed scanner. The
-// 20 ms period is about one sound-card period of 1024 frames at 48 kHz (21.3 ms),
-// rounded so that a 25 fps frame is two periods.
+// Every cost and period here is an assumption with a documented default: the E4 setup
+// gives only a movie decoded at a few ms per frame and a mysql-backed scanner
+// (docs/workloads/mediaplayer.md). The 20 ms period is about one sound-card period of 1024 frames
+// at 48 kHz (21.3 ms), rounded so that a 25 fps frame is two periods.
 #include <fmt/format.h>
 
 #include "workload/generators/builder.h"

@@ -1,4 +1,4 @@
-// A many-to-many messaging load standing in for vmark (WORKLOADS.md §5, E4): `senders`
+// A many-to-many messaging load standing in for vmark (docs/workloads/messaging.md, E4): `senders`
 // tasks each send messages to the `receivers` in turn (round robin, starting at its own
 // index), every message a little CPU to build, a post to the receiver's queue from that
 // sender (a sync wake-up when `sync`) and, every `batch` messages, a wait for each

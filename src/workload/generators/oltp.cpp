@@ -1,4 +1,4 @@
-// OLTP as sysbench 0.4 drove MySQL and PostgreSQL around 2009 (WORKLOADS.md §3): N client
+// OLTP as sysbench 0.4 drove MySQL and PostgreSQL around 2009 (docs/workloads/oltp.md): N client
 // threads, one connection each, served by one server task per connection (PostgreSQL's
 // backend processes; a MySQL connection thread). Each transaction is sysbench's
 // "complex" one, every query a synchronous round trip: BEGIN, 10 point selects, 4 range

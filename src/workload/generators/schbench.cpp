@@ -1,4 +1,4 @@
-// schbench (Chris Mason's wake-up latency benchmark, 2016; WORKLOADS.md §5):
+// schbench (Chris Mason's wake-up latency benchmark, 2016; docs/workloads/schbench.md):
 // `message_threads` each own `workers`; a message thread wakes all its workers, waits
 // for them to finish, and sleeps `sleep_ns`; a worker, once woken, runs `cpu_ns` of work
 // (the request) and reports back. The workers' wake-up latencies are schbench's figure:

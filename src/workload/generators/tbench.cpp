@@ -1,4 +1,4 @@
-// tbench (the dbench package, WORKLOADS.md §2): N client processes, each with one TCP
+// tbench (the dbench package, docs/workloads/tbench.md): N client processes, each with one TCP
 // connection over loopback to a server process that tbench_srv forks for it. Every
 // client replays client.txt as strict request/reply exchanges, so each pair ping-pongs:
 // the client computes, sends (a sync wake-up of the server) and blocks for the reply;

@@ -1,4 +1,4 @@
-// x264 of 2009 as a workload (WORKLOADS.md §1): frame threads that encode one macroblock
+// x264 of 2009 as a workload (docs/workloads/x264.md): frame threads that encode one macroblock
 // row at a time and wait on their reference frames' progress, a main thread that starts
 // frames round-robin and joins the oldest in flight, a per-frame input thread, the
 // threaded lookahead with its FIFOs, and sliced threads for --tune zerolatency.
@@ -19,7 +19,7 @@
 // - sliced threads (tune zerolatency): one persistent thread per slice of rows, all
 //   started together per frame, the main thread waiting for all (no overlap of frames).
 //
-// Assumptions, not measurements (marked ? in WORKLOADS.md): per-row weights I 0.6, P 1.0,
+// Assumptions, not measurements (docs/workloads/x264.md): per-row weights I 0.6, P 1.0,
 // B 0.7 normalised to the calibration; +-10 % uniform row jitter; the main thread's
 // serial work 3 % of a frame; the lookahead 1 % (ultrafast), 5 % (veryfast), 10 %
 // (medium, veryslow); reading a 4CIF frame 100 us (scaled by area); veryfast's
