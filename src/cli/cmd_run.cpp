@@ -4,8 +4,6 @@
 #include "analysis/analyzer.h"
 #include "cli/command.h"
 #include "cli/options.h"
-#include "report/json_report.h"
-#include "report/table_report.h"
 #include "sim/simulate.h"
 #include "util/error.h"
 
@@ -15,8 +13,8 @@ namespace {
 
 struct RunArgs {
   ScenarioArgs scenario;
-  WriterPaths writers;
-  bool json = false, check_invariants = false;
+  ReportArgs report;
+  bool check_invariants = false;
 };
 
 int run(const RunArgs& a, const CLI::App& cmd, std::ostream& out, std::ostream& err) {
@@ -24,13 +22,13 @@ int run(const RunArgs& a, const CLI::App& cmd, std::ostream& out, std::ostream& 
   Analyzer analyzer;
   SinkList sinks;
   sinks.add(&analyzer);
-  const OptionalWriters writers(a.writers, sinks);
+  const OptionalWriters writers(a.report, sinks, out);
   std::vector<std::string> notes;
   SimulationOptions options;
   options.check_invariants = a.check_invariants;
   in_scenario(scenario.file, [&] { return simulate(scenario, sinks, options, &notes); });
   for (const std::string& n : notes) err << "schedlab: note: " << n << "\n";
-  out << (a.json ? metrics_json(analyzer.metrics()) : metrics_table(analyzer.metrics()));
+  print_reports(a.report, analyzer.metrics(), out, err);
   return 0;
 }
 
@@ -40,9 +38,7 @@ Command add_run(CLI::App& parent) {
   auto a = std::make_shared<RunArgs>();
   CLI::App* cmd = parent.add_subcommand("run", "simulate a scenario and report its metrics");
   add_scenario_options(*cmd, a->scenario);
-  cmd->add_flag("--json", a->json, "print metrics as JSON");
-  cmd->add_option("--trace", a->writers.trace, "write a Chrome/Perfetto trace JSON file");
-  cmd->add_option("--events", a->writers.events, "write the raw event stream as CSV");
+  add_report_options(*cmd, a->report);
   cmd->add_flag("--check-invariants", a->check_invariants,
                 "check the engine's invariants while running (slower)");
   return {cmd, [a, cmd](std::ostream& out, std::ostream& err) { return run(*a, *cmd, out, err); }};
