@@ -123,7 +123,7 @@ TEST(MachineFile, WrittenFileReadsBackToTheSameMachine) {
 }
 
 TEST(MachineFile, CheckAcceptsTheShippedMachines) {
-  for (const char* name : {"q9300.json", "up-amd64.json"}) {
+  for (const char* name : {"q9300.json", "up-amd64.json", "dev-vm.json"}) {
     const CliResult r = cli({"check", std::string(SCHEDLAB_SOURCE_DIR) + "/machines/" + name});
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find(": ok: machine "), std::string::npos) << r.out;
