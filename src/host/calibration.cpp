@@ -187,6 +187,21 @@ class Calibrator {
       not_measured("refill of data handed over across caches", "wakeup_refill_ns",
                    "every CPU shares one cache");
     }
+    measure_refill_by_size(within != kNoCpu ? within : across, bytes);
+  }
+
+  // The refill of larger working sets after the same move, for the table only: the machine
+  // file keeps the refill of a private cache's worth (machine.h's migration cost).
+  void measure_refill_by_size(CpuId to, int64_t private_bytes) {
+    if (to == kNoCpu) return;
+    step("migration refill by working-set size");
+    for (const int64_t bytes : {4 * private_bytes, int64_t{16} << 20}) {
+      if (bytes <= private_bytes || (bytes == int64_t{16} << 20 && 4 * private_bytes >= bytes))
+        continue;
+      const Samples s =
+          on_own_thread([&] { return migration_refill(0, to, bytes, budget_.refills); });
+      add(fmt::format("refill of {} KB after a move (0<->{})", bytes / 1024, to), "", s);
+    }
   }
 
   void factor(const std::string& name, const std::string& sets, double value, double& out) {

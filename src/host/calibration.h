@@ -7,7 +7,8 @@
 //                      (the idle exit by depth); the waker's time in FUTEX_WAKE (its send)
 //   timer overshoot    1 ms clock_nanosleep
 //   migration refill   a working set the size of a CPU's private cache, walked warm and
-//                      then right after a move, within a cache and across caches
+//                      then right after a move, within a cache and across caches (and
+//                      4x that and 16 MB after a move, reported only)
 //   co-run slowdown    a memory-heavy walk beside the same on a CPU sharing the cache; a
 //                      compute loop beside the same on an SMT sibling
 //   background noise   a pinned hog per CPU: the gaps in its run where another task ran
