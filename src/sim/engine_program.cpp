@@ -58,7 +58,15 @@ bool Engine::next_step(Task& t, Exec& x) {
       }
     }
   }
-  if (x.step == 0) return enter_phase(t, x);
+  if (x.step == 0) {
+    if (corun_) {
+      const Phase& p = spec.phases[x.phase];
+      set_memory_intensity(
+          t.cpu, x,
+          p.memory_intensity_q10 >= 0 ? p.memory_intensity_q10 : spec.memory_intensity_q10);
+    }
+    return enter_phase(t, x);
+  }
   return true;
 }
 
@@ -302,7 +310,10 @@ Engine::StepResult Engine::step_sem_wait(Task& t, const Step& s) {
 
 void Engine::sleep_until(Task& t, Time when, BlockReason reason) {
   block(t, reason, -1);
-  agenda_.push(when, AgendaKind::kTaskWake, t.id, ++execs_[t.id].wake_generation);
+  Exec& x = execs_[t.id];
+  agenda_.push(when + machine_ref_.costs.timer_overshoot_ns, AgendaKind::kTaskWake, t.id,
+               ++x.wake_generation);
+  if (!x.spec->background) ++workload_timers_;
 }
 
 bool Engine::mutex_lock(Task& t, int32_t m) {
@@ -451,7 +462,7 @@ std::string Engine::describe_wait(const Task& t) const {
 void Engine::deadlock() {
   std::string waits;
   for (const Task& t : tasks_) {
-    if (execs_[t.id].exited) continue;
+    if (execs_[t.id].exited || execs_[t.id].spec->background) continue;
     if (t.runnable)
       violation(fmt::format("task {} is runnable but no CPU will ever run it", t.name));
     waits += (waits.empty() ? "" : "; ") + describe_wait(t);

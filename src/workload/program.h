@@ -82,6 +82,8 @@ struct Phase {
   int64_t loop = 1;
   std::optional<std::vector<int>> cpus;  // overrides the task's affinity for this phase
   std::optional<SchedSettings> sched;    // overrides the task's policy for this phase
+  // Overrides the task's memory intensity for this phase (1/1024ths); -1: the task's.
+  int memory_intensity_q10 = -1;
   std::vector<Step> steps;
 };
 
@@ -92,6 +94,12 @@ struct TaskSpec {
   SchedSettings sched;
   std::optional<std::vector<int>> cpus;
   Time delay_ns = 0;
+  // How memory-heavy its `run` work is, 0..1024 (1024 = 1.0): how much it slows, and is
+  // slowed by, tasks on CPUs sharing its cache (machine cost shared_cache_slowdown).
+  int memory_intensity_q10 = 0;
+  // Not part of the workload: the machine's own noise (a kernel thread, interrupts), added
+  // by the engine from the machine's "background"; it keeps no run alive.
+  bool background = false;
   std::vector<Phase> phases;
 };
 

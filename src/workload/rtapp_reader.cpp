@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace schedlab {
@@ -187,6 +188,8 @@ class RtAppParser {
         task.delay_ns = r_.duration(val, kk, kNsPerUs);
       } else if (k == "phases") {
         phases = &val;
+      } else if (k == "memory_intensity") {  // before the events: "mem..." is an event prefix
+        task.memory_intensity_q10 = memory_intensity(val, kk);
       } else if (sched.take(k, val)) {
       } else if (auto op = event_of_key(k)) {
         direct.steps.push_back(read_step(*op, val, kk, index, 0, direct.steps.size()));
@@ -210,6 +213,13 @@ class RtAppParser {
     w_.tasks[index] = std::move(task);
   }
 
+  // schedlab's own key: 0 (compute-bound) .. 1 (memory-bound), kept in 1/1024ths.
+  int memory_intensity(const JValue& v, const std::string& key) const {
+    const double m = r_.number(v, key);
+    if (!(m >= 0 && m <= 1)) r_.fail(key, fmt::format("{} is outside 0..1", m));
+    return static_cast<int>(std::lround(m * 1024));
+  }
+
   Phase read_phase(const std::string& name, const JValue& v, const std::string& key,
                    size_t task_index, size_t phase_index, const SchedSettings& task_sched) {
     r_.expect_object(v, key);
@@ -223,6 +233,8 @@ class RtAppParser {
         phase.loop = r_.integer_in(val, kk, 1, INT64_MAX);
       } else if (k == "cpus") {
         phase.cpus = r_.int_list(val, kk);
+      } else if (k == "memory_intensity") {
+        phase.memory_intensity_q10 = memory_intensity(val, kk);
       } else if (sched.take(k, val)) {
       } else if (auto op = event_of_key(k)) {
         phase.steps.push_back(read_step(*op, val, kk, task_index, phase_index, phase.steps.size()));
