@@ -21,7 +21,7 @@ namespace {
 
 struct SweepArgs {
   std::string scenario, out, plot, report, metric, published, shard, zoom;
-  std::vector<std::string> policies, vary, params, sets;
+  std::vector<std::string> policies, vary, params, sets, new_sets;
   int repeat = 1, jobs = 0;
 };
 
@@ -57,7 +57,8 @@ SweepSpec spec_of(const SweepArgs& a) {
     spec.policies.push_back(parse_policy_spec(load_scenario(a.scenario).policy));
   for (const std::string& v : a.vary) spec.axes.push_back(parse_axis(v));
   for (const std::string& p : a.params) spec.params.push_back(split_assignment(p, "--param"));
-  for (const std::string& s : a.sets) spec.sets.push_back(split_assignment(s, "--set"));
+  spec.sets = assignments(a.sets, "--set");
+  spec.new_sets = assignments(a.new_sets, "--set-new");
   spec.repeat = a.repeat;
   spec.jobs = a.jobs;
   if (!a.shard.empty()) spec.shard = parse_shard(a.shard);
@@ -169,7 +170,7 @@ Command add_sweep(CLI::App& parent) {
       ->delimiter(',');
   cmd->add_option("--vary", a->vary, "/pointer=lo..hi[:step] or /pointer=a,b,c (repeatable)");
   cmd->add_option("--param", a->params, "parameter for every scheduler name=value (repeatable)");
-  cmd->add_option("--set", a->sets, "fixed scenario edit /pointer=value (repeatable)");
+  add_set_options(*cmd, a->sets, a->new_sets);
   cmd->add_option("--repeat", a->repeat, "runs per point and scheduler (default 1)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--jobs", a->jobs, "parallel runs (default: every core)")

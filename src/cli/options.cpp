@@ -14,7 +14,7 @@ void add_scenario_options(CLI::App& cmd, ScenarioArgs& a) {
       ->required();
   cmd.add_option("--policy", a.policy, "normal-class scheduler (see `schedlab policies`)");
   cmd.add_option("--param", a.params, "scheduler parameter name=value (repeatable)");
-  cmd.add_option("--set", a.sets, "override a scenario value: /json/pointer=value (repeatable)");
+  add_set_options(cmd, a.sets, a.new_sets);
   cmd.add_option("--seed", a.seed, "random seed (default: the scenario's, else 1)");
   cmd.add_option("--cpus", a.cpus, "CPU count (a flat machine of that size)")
       ->check(CLI::Range(1, kMaxCpus));
@@ -23,7 +23,8 @@ void add_scenario_options(CLI::App& cmd, ScenarioArgs& a) {
 
 ScenarioOverrides overrides_of(const ScenarioArgs& a, const CLI::App& cmd) {
   ScenarioOverrides o;
-  for (const std::string& s : a.sets) o.sets.push_back(split_assignment(s, "--set"));
+  o.sets = assignments(a.sets, "--set");
+  o.new_sets = assignments(a.new_sets, "--set-new");
   for (const std::string& p : a.params) o.params.push_back(split_assignment(p, "--param"));
   if (cmd.count("--policy")) o.policy = a.policy;
   if (cmd.count("--seed")) o.seed = a.seed;
@@ -34,9 +35,31 @@ ScenarioOverrides overrides_of(const ScenarioArgs& a, const CLI::App& cmd) {
 
 Scenario load_host_scenario(const HostScenarioArgs& a) {
   ScenarioOverrides o;
-  for (const std::string& s : a.sets) o.sets.push_back(split_assignment(s, "--set"));
+  o.sets = assignments(a.sets, "--set");
+  o.new_sets = assignments(a.new_sets, "--set-new");
   if (a.duration_s > 0) o.duration_s = a.duration_s;
   return load_scenario(a.scenario, o);
+}
+
+void add_host_scenario_options(CLI::App& cmd, HostScenarioArgs& a) {
+  cmd.add_option("scenario", a.scenario, "scenario file")->required();
+  add_set_options(cmd, a.sets, a.new_sets);
+}
+
+void add_set_options(CLI::App& cmd, std::vector<std::string>& sets,
+                     std::vector<std::string>& new_sets) {
+  cmd.add_option("--set", sets,
+                 "override a scenario value: /json/pointer=value (repeatable); a pointer under "
+                 "/tasks/ must name a task of the file");
+  cmd.add_option("--set-new", new_sets,
+                 "as --set, applied first, and may add a task: /tasks/NAME=... (repeatable)");
+}
+
+std::vector<std::pair<std::string, std::string>> assignments(const std::vector<std::string>& texts,
+                                                             const std::string& option) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& t : texts) out.push_back(split_assignment(t, option));
+  return out;
 }
 
 std::pair<std::string, std::string> split_assignment(const std::string& text,

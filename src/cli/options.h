@@ -22,7 +22,7 @@ namespace schedlab {
 struct ScenarioArgs {
   std::string scenario;
   std::string policy;
-  std::vector<std::string> params, sets;
+  std::vector<std::string> params, sets, new_sets;
   uint64_t seed = 0;
   int cpus = 0;
   double duration_s = 0;
@@ -34,9 +34,17 @@ ScenarioOverrides overrides_of(const ScenarioArgs& a, const CLI::App& cmd);
 // The scenario of `host run` and `compare`: --set edits and a --duration in seconds.
 struct HostScenarioArgs {
   std::string scenario;
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, new_sets;
   double duration_s = 0;
 };
+void add_host_scenario_options(CLI::App& cmd, HostScenarioArgs& a);
+
+// --set and --set-new (the one that may add a task under /tasks/).
+void add_set_options(CLI::App& cmd, std::vector<std::string>& sets,
+                     std::vector<std::string>& new_sets);
+// The pairs of --set (or --set-new: `option`) texts.
+std::vector<std::pair<std::string, std::string>> assignments(const std::vector<std::string>& texts,
+                                                             const std::string& option);
 Scenario load_host_scenario(const HostScenarioArgs& a);
 
 // "name=value" as a pair; InputError naming `option` otherwise.

@@ -159,6 +159,7 @@ std::string scenario_name_of(const std::string& file) {
 ScenarioOverrides overrides_for(const SweepSpec& spec, const RunKey& key) {
   ScenarioOverrides o;
   o.sets = spec.sets;
+  o.new_sets = spec.new_sets;
   for (std::size_t i = 0; i < spec.axes.size(); ++i)
     o.sets.emplace_back(spec.axes[i].pointer, key.point[i]);
   const PolicySpec* policy = nullptr;
@@ -176,6 +177,7 @@ ScenarioOverrides overrides_for(const SweepSpec& spec, const RunKey& key) {
 std::vector<std::string> metric_columns(const SweepSpec& spec) {
   ScenarioOverrides o;
   o.sets = spec.sets;
+  o.new_sets = spec.new_sets;
   const Scenario s = load_scenario(spec.scenario, o);
   std::vector<std::string> cols = {"duration_s", "context_switches", "migrations", "jain_fairness",
                                    "lock_holder_preemptions"};

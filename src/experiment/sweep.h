@@ -40,8 +40,9 @@ struct SweepSpec {
   std::string scenario;  // file
   std::vector<PolicySpec> policies;
   std::vector<Axis> axes;
-  std::vector<std::pair<std::string, std::string>> params;  // for every policy
-  std::vector<std::pair<std::string, std::string>> sets;    // fixed edits
+  std::vector<std::pair<std::string, std::string>> params;    // for every policy
+  std::vector<std::pair<std::string, std::string>> sets;      // fixed edits
+  std::vector<std::pair<std::string, std::string>> new_sets;  // fixed edits adding tasks
   int repeat = 1;
   int jobs = 0;                              // 0: every core
   std::optional<std::pair<int, int>> shard;  // K of N (1-based K)

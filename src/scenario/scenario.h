@@ -28,7 +28,10 @@ struct Scenario {
 
 // Command-line changes, applied on top of the file.
 struct ScenarioOverrides {
-  std::vector<std::pair<std::string, std::string>> sets;  // JSON pointer, value
+  // JSON pointer, value. A pointer into /tasks/ must name a task of the file...
+  std::vector<std::pair<std::string, std::string>> sets;
+  // ... unless it comes here (--set-new): applied first, it may add tasks.
+  std::vector<std::pair<std::string, std::string>> new_sets;
   std::optional<int> cpus;
   std::optional<std::string> policy;
   std::vector<std::pair<std::string, std::string>> params;
