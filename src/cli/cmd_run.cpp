@@ -29,8 +29,10 @@ int run(const RunArgs& a, const CLI::App& cmd, std::ostream& out, std::ostream& 
   SimulationOptions options;
   options.check_invariants = a.check_invariants;
   in_scenario(scenario.file, [&] { return simulate(scenario, sinks, options, &notes); });
+  for (const std::string& n : scenario.notes) err << "schedlab: note: " << n << "\n";
   for (const std::string& n : notes) err << "schedlab: note: " << n << "\n";
-  out << (a.json ? metrics_json(analyzer.metrics()) : metrics_table(analyzer.metrics()));
+  out << (a.json ? metrics_json(analyzer.metrics(), scenario.policy_note)
+                 : metrics_table(analyzer.metrics(), scenario.policy_note));
   return 0;
 }
 

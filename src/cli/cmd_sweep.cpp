@@ -53,8 +53,11 @@ SweepSpec spec_of(const SweepArgs& a) {
   SweepSpec spec;
   spec.scenario = a.scenario;
   for (const std::string& p : a.policies) spec.policies.push_back(parse_policy_spec(p));
-  if (spec.policies.empty())
-    spec.policies.push_back(parse_policy_spec(load_scenario(a.scenario).policy));
+  if (spec.policies.empty()) {
+    ScenarioOverrides o;
+    default_to_host_model(o);
+    spec.policies.push_back(parse_policy_spec(load_scenario(a.scenario, o).policy));
+  }
   for (const std::string& v : a.vary) spec.axes.push_back(parse_axis(v));
   for (const std::string& p : a.params) spec.params.push_back(split_assignment(p, "--param"));
   spec.sets = assignments(a.sets, "--set");

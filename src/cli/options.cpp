@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "host/host_machine.h"
 #include "util/error.h"
 
 namespace schedlab {
@@ -30,7 +31,17 @@ ScenarioOverrides overrides_of(const ScenarioArgs& a, const CLI::App& cmd) {
   if (cmd.count("--seed")) o.seed = a.seed;
   if (cmd.count("--cpus")) o.cpus = a.cpus;
   if (cmd.count("--duration")) o.duration_s = a.duration_s;
+  default_to_host_model(o);
   return o;
+}
+
+void default_to_host_model(ScenarioOverrides& o) {
+  const std::string release = host_kernel_release();
+  o.default_policy = model_for_kernel(release);
+  o.default_policy_reason = fmt::format(
+      "the file names no scheduler: {} is the model of this host's kernel {}; --policy rr runs the "
+      "engine's round robin",
+      *o.default_policy, release);
 }
 
 Scenario load_host_scenario(const HostScenarioArgs& a) {

@@ -28,8 +28,12 @@ struct ScenarioArgs {
   double duration_s = 0;
 };
 void add_scenario_options(CLI::App& cmd, ScenarioArgs& a);
-// The overrides `cmd` was given (an option not given leaves the scenario's value).
+// The overrides `cmd` was given (an option not given leaves the scenario's value), and
+// the host's model as the policy of a file that names none.
 ScenarioOverrides overrides_of(const ScenarioArgs& a, const CLI::App& cmd);
+// A plain rt-app file runs under the model of the kernel it would run on here (`eevdf` on
+// a 6.12 host), not under `rr`, the engine's test scheduler.
+void default_to_host_model(ScenarioOverrides& o);
 
 // The scenario of `host run` and `compare`: --set edits and a --duration in seconds.
 struct HostScenarioArgs {

@@ -4,10 +4,11 @@
 
 namespace schedlab {
 
-std::string metrics_json(const Metrics& m) {
+std::string metrics_json(const Metrics& m, const std::string& policy_note) {
   using nlohmann::ordered_json;
   ordered_json j;
   j["policy"] = m.policy;
+  if (!policy_note.empty()) j["policy_note"] = policy_note;
   j["seed"] = m.seed;
   j["cpus"] = m.cpus;
   j["duration_ns"] = m.duration_ns;

@@ -7,6 +7,8 @@
 
 namespace schedlab {
 
-std::string metrics_table(const Metrics& m);
+// `policy_note`: why the policy was chosen, when the scenario did not say (a line under
+// the header).
+std::string metrics_table(const Metrics& m, const std::string& policy_note = "");
 
 }  // namespace schedlab

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "scenario/taskgroups.h"
 #include "util/closest_word.h"
 #include "util/error.h"
 #include "workload/generators/generators.h"
@@ -102,6 +103,7 @@ Scenario build(JValue root, const std::string& file, const std::string& base_dir
   s.leniency = leniency;
   const int default_cpus = o.cpus.value_or(host_cpu_count());
   const JValue* generators = nullptr;
+  bool names_policy = false;
   s.machine = make_machine(default_cpus);
   for (const auto& [k, v] : root.members) {
     if (k == "tasks" || k == "global" || k == "resources" || k == "name" || k == "description") {
@@ -110,6 +112,7 @@ Scenario build(JValue root, const std::string& file, const std::string& base_dir
       s.machine = read_machine(v, r, base_dir, default_cpus);
     } else if (k == "scheduler") {
       read_scheduler(v, r, s);
+      names_policy = v.is_string() || v.find("policy");
     } else if (k == "seed") {
       s.seed = static_cast<uint64_t>(r.integer_in(v, "seed", 0, INT64_MAX));
     } else if (k == "workload") {
@@ -142,7 +145,14 @@ Scenario build(JValue root, const std::string& file, const std::string& base_dir
       check_cpus(p.cpus, s.machine.cpus, r, "tasks." + t.name + ".phases." + p.name + ".cpus");
   }
   s.duration_ns = global.duration_ns;
-  if (o.policy) s.policy = *o.policy;
+  s.notes = global.notes;
+  if (o.policy) {
+    s.policy = *o.policy;
+  } else if (!names_policy && o.default_policy) {
+    s.policy = *o.default_policy;
+    s.policy_note = o.default_policy_reason;
+  }
+  check_taskgroups(s.workload, s.policy, r, s.notes);
   for (const auto& p : o.params) s.params.push_back(p);
   if (o.seed) s.seed = *o.seed;
   if (o.duration_s) {

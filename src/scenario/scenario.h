@@ -24,6 +24,10 @@ struct Scenario {
   uint64_t seed = 1;
   std::optional<Time> duration_ns;  // absent: until every task exits
   JsonLeniency leniency;
+  // Set when the policy is ScenarioOverrides::default_policy: why it was chosen.
+  std::string policy_note;
+  // For the user: what was accepted without effect (see RtAppGlobal::notes).
+  std::vector<std::string> notes;
 };
 
 // Command-line changes, applied on top of the file.
@@ -34,6 +38,10 @@ struct ScenarioOverrides {
   std::vector<std::pair<std::string, std::string>> new_sets;
   std::optional<int> cpus;
   std::optional<std::string> policy;
+  // The policy when neither `policy` nor the file names one (a plain rt-app file), and
+  // why (the CLI: the model of the host's kernel); without it, "rr".
+  std::optional<std::string> default_policy;
+  std::string default_policy_reason;
   std::vector<std::pair<std::string, std::string>> params;
   std::optional<uint64_t> seed;
   std::optional<double> duration_s;
