@@ -1,11 +1,18 @@
-// `schedlab run`: simulate a scenario and print the analyzer's metrics.
+// `schedlab run`: simulate a scenario and print the analyzer's metrics; --report writes
+// the run as an HTML page with its timeline.
+#include <filesystem>
 #include <memory>
+#include <sstream>
+#include <tuple>
 
 #include "analysis/analyzer.h"
 #include "cli/command.h"
 #include "cli/options.h"
+#include "report/figures.h"
 #include "report/json_report.h"
+#include "report/run_report.h"
 #include "report/table_report.h"
+#include "report/timeline.h"
 #include "sim/simulate.h"
 #include "util/error.h"
 
@@ -16,8 +23,30 @@ namespace {
 struct RunArgs {
   ScenarioArgs scenario;
   WriterPaths writers;
+  std::string report, timeline_window;
   bool json = false, check_invariants = false;
 };
+
+void write_run_report(const RunArgs& a, const Scenario& s, const Metrics& m,
+                      const Timeline& timeline, const std::vector<std::string>& notes) {
+  RunReport r;
+  r.scenario_file = s.file;
+  r.version = SCHEDLAB_VERSION_STRING;
+  r.policy_note = s.policy_note;
+  r.notes = s.notes;
+  r.notes.insert(r.notes.end(), notes.begin(), notes.end());
+  std::ifstream in(s.file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  r.scenario_text = text.str();
+  TimelineOptions o;
+  o.title = std::filesystem::path(s.file).stem().string() + " under " + m.policy;
+  r.timeline =
+      render_figure({timeline_script(timeline, o), o.title, o.width, timeline_height(timeline)});
+  r.timeline.title = o.title;
+  r.timeline.caption = timeline_caption(timeline, "The run");
+  *open_output(a.report) << run_report_html(m, r);
+}
 
 int run(const RunArgs& a, const CLI::App& cmd, std::ostream& out, std::ostream& err) {
   const Scenario scenario = load_scenario(a.scenario.scenario, overrides_of(a.scenario, cmd));
@@ -28,7 +57,12 @@ int run(const RunArgs& a, const CLI::App& cmd, std::ostream& out, std::ostream& 
   std::vector<std::string> notes;
   SimulationOptions options;
   options.check_invariants = a.check_invariants;
+  const auto [from, to] = timeline_window_of(a.timeline_window);
+  TimelineRecorder timeline(from, to);
+  if (!a.report.empty()) sinks.add(&timeline);
   in_scenario(scenario.file, [&] { return simulate(scenario, sinks, options, &notes); });
+  if (!a.report.empty())
+    write_run_report(a, scenario, analyzer.metrics(), timeline.timeline(), notes);
   for (const std::string& n : scenario.notes) err << "schedlab: note: " << n << "\n";
   for (const std::string& n : notes) err << "schedlab: note: " << n << "\n";
   out << (a.json ? metrics_json(analyzer.metrics(), scenario.policy_note)
@@ -45,6 +79,10 @@ Command add_run(CLI::App& parent) {
   cmd->add_flag("--json", a->json, "print metrics as JSON");
   cmd->add_option("--trace", a->writers.trace, "write a Chrome/Perfetto trace JSON file");
   cmd->add_option("--events", a->writers.events, "write the raw event stream as CSV");
+  cmd->add_option("--report", a->report,
+                  "write the run as a self-contained HTML page: its timeline (per-CPU lanes of "
+                  "task slices and wake-ups) and its tables");
+  add_timeline_option(*cmd, a->timeline_window);
   cmd->add_flag("--check-invariants", a->check_invariants,
                 "check the engine's invariants while running (slower)");
   return {cmd, [a, cmd](std::ostream& out, std::ostream& err) { return run(*a, *cmd, out, err); }};

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <tuple>
 
 #include "host/host_machine.h"
 #include "util/error.h"
@@ -98,6 +99,50 @@ OptionalWriters::OptionalWriters(const WriterPaths& paths, SinkList& sinks) {
     events_ = std::make_unique<EventsCsvWriter>(*events_file_);
     sinks.add(events_.get());
   }
+}
+
+void add_plot_options(CLI::App& cmd, PlotArgs& a) {
+  cmd.add_option("--title", a.title, "plot title");
+  cmd.add_option("--xlabel", a.x_label, "x axis label (default: the axis's declared label)");
+  cmd.add_option("--ylabel", a.y_label, "y axis label (default: the metric's label and unit)");
+  cmd.add_option("--size", a.size, "plot size in pixels, WIDTHxHEIGHT (default 720x440)");
+  cmd.add_option("--log", a.log,
+                 "log axes: auto (log2 x for powers of two), x, y, xy or none (default auto)");
+}
+
+PlotOptions plot_options_of(const PlotArgs& a, const std::string& default_title) {
+  PlotOptions o;
+  o.title = a.title.empty() ? default_title : a.title;
+  o.x_label = a.x_label;
+  o.y_label = a.y_label;
+  o.log = a.log;
+  if (!a.size.empty()) std::tie(o.width, o.height) = parse_plot_size(a.size);
+  check_plot_options(o);
+  return o;
+}
+
+void add_timeline_option(CLI::App& cmd, std::string& window) {
+  cmd.add_option("--timeline-window", window,
+                 "the part of the run the report's timeline shows, lo..hi in ms (default 0..100)");
+}
+
+std::pair<Time, Time> timeline_window_of(const std::string& window) {
+  if (window.empty()) return {0, 100 * kNsPerMs};
+  const auto dots = window.find("..");
+  double lo = -1, hi = -1;
+  if (dots != std::string::npos) {
+    try {
+      size_t used = 0, used2 = 0;
+      lo = std::stod(window.substr(0, dots), &used);
+      hi = std::stod(window.substr(dots + 2), &used2);
+      if (used != dots || used2 != window.size() - dots - 2) lo = -1;
+    } catch (const std::exception&) {
+      lo = -1;
+    }
+  }
+  if (!(lo >= 0 && hi > lo && hi * 1e6 < static_cast<double>(kMaxDurationNs)))
+    throw InputError("", "--timeline-window " + window, "expected lo..hi in ms, 0 <= lo < hi");
+  return {static_cast<Time>(lo * 1e6), static_cast<Time>(hi * 1e6)};
 }
 
 std::function<void(std::size_t, std::size_t)> progress_bar(std::ostream& err) {

@@ -13,6 +13,7 @@
 
 #include "events/event.h"
 #include "report/events_csv.h"
+#include "report/line_plot.h"
 #include "report/perfetto_trace.h"
 #include "scenario/scenario.h"
 
@@ -71,6 +72,17 @@ class OptionalWriters {
   std::unique_ptr<PerfettoTraceWriter> trace_;
   std::unique_ptr<EventsCsvWriter> events_;
 };
+
+// A plot's --title, --xlabel, --ylabel, --size and --log (sweep, host bench).
+struct PlotArgs {
+  std::string title, x_label, y_label, size, log = "auto";
+};
+void add_plot_options(CLI::App& cmd, PlotArgs& a);
+PlotOptions plot_options_of(const PlotArgs& a, const std::string& default_title);
+
+// --timeline-window lo..hi (ms) of the timelines in a report; the default 0..100.
+void add_timeline_option(CLI::App& cmd, std::string& window);
+std::pair<Time, Time> timeline_window_of(const std::string& window);
 
 // A progress bar with an ETA on a terminal; nothing otherwise.
 std::function<void(std::size_t, std::size_t)> progress_bar(std::ostream& err);

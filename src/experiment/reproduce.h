@@ -24,6 +24,7 @@ struct ReproduceOptions {
   std::string scenarios_dir;    // where the shipped scenarios are
   std::string experiments_dir;  // where the experiment files are
   int jobs = 0;
+  std::vector<std::string> extra_formats;  // "png", "pdf": each plot also in these
 };
 
 // Runs the experiments; prints the tables to `out`; returns the report's path.

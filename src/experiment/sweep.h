@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "scenario/scenario.h"
+
 namespace schedlab {
 
 // A varied value: a JSON pointer in the scenario and the values it takes.
@@ -68,6 +70,9 @@ std::vector<RunKey> expand(const SweepSpec& spec, const std::string& scenario_na
 // The seed of a run: a hash of the scenario name, the point and the repeat.
 uint64_t derive_seed(const std::string& scenario_name, const std::vector<std::string>& point,
                      int repeat);
+
+// The scenario of one run of the sweep, as run_sweep loads it.
+Scenario load_run_scenario(const SweepSpec& spec, const RunKey& key);
 
 // The metric columns a scenario's runs report, in order. Wall-clock columns start "wall".
 std::vector<std::string> metric_columns(const SweepSpec& spec);
