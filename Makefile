@@ -4,7 +4,8 @@
 
 DEB_PACKAGES := cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev \
                 libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 dbench rt-tests \
-                gnuplot-nox chromium
+                gnuplot-nox chromium \
+                pkg-config libtracecmd-dev libtraceevent-dev
 BUILD := build
 ASAN_BUILD := build-asan
 JOBS ?= $(shell nproc)

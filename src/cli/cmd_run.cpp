@@ -9,9 +9,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "report/figures.h"
-#include "report/json_report.h"
 #include "report/run_report.h"
-#include "report/table_report.h"
 #include "report/timeline.h"
 #include "sim/simulate.h"
 #include "util/error.h"
@@ -22,9 +20,9 @@ namespace {
 
 struct RunArgs {
   ScenarioArgs scenario;
-  WriterPaths writers;
-  std::string report, timeline_window;
-  bool json = false, check_invariants = false;
+  ReportArgs report;
+  std::string html_report, timeline_window;
+  bool check_invariants = false;
 };
 
 void write_run_report(const RunArgs& a, const Scenario& s, const Metrics& m,
@@ -45,7 +43,7 @@ void write_run_report(const RunArgs& a, const Scenario& s, const Metrics& m,
       render_figure({timeline_script(timeline, o), o.title, o.width, timeline_height(timeline)});
   r.timeline.title = o.title;
   r.timeline.caption = timeline_caption(timeline, "The run");
-  *open_output(a.report) << run_report_html(m, r);
+  *open_output(a.html_report) << run_report_html(m, r);
 }
 
 int run(const RunArgs& a, const CLI::App& cmd, std::ostream& out, std::ostream& err) {
@@ -53,20 +51,19 @@ int run(const RunArgs& a, const CLI::App& cmd, std::ostream& out, std::ostream& 
   Analyzer analyzer;
   SinkList sinks;
   sinks.add(&analyzer);
-  const OptionalWriters writers(a.writers, sinks);
+  const OptionalWriters writers(a.report, sinks, out);
   std::vector<std::string> notes;
   SimulationOptions options;
   options.check_invariants = a.check_invariants;
   const auto [from, to] = timeline_window_of(a.timeline_window);
   TimelineRecorder timeline(from, to);
-  if (!a.report.empty()) sinks.add(&timeline);
+  if (!a.html_report.empty()) sinks.add(&timeline);
   in_scenario(scenario.file, [&] { return simulate(scenario, sinks, options, &notes); });
-  if (!a.report.empty())
+  if (!a.html_report.empty())
     write_run_report(a, scenario, analyzer.metrics(), timeline.timeline(), notes);
   for (const std::string& n : scenario.notes) err << "schedlab: note: " << n << "\n";
   for (const std::string& n : notes) err << "schedlab: note: " << n << "\n";
-  out << (a.json ? metrics_json(analyzer.metrics(), scenario.policy_note)
-                 : metrics_table(analyzer.metrics(), scenario.policy_note));
+  print_reports(a.report, analyzer.metrics(), out, err, scenario.policy_note);
   return 0;
 }
 
@@ -76,10 +73,8 @@ Command add_run(CLI::App& parent) {
   auto a = std::make_shared<RunArgs>();
   CLI::App* cmd = parent.add_subcommand("run", "simulate a scenario and report its metrics");
   add_scenario_options(*cmd, a->scenario);
-  cmd->add_flag("--json", a->json, "print metrics as JSON");
-  cmd->add_option("--trace", a->writers.trace, "write a Chrome/Perfetto trace JSON file");
-  cmd->add_option("--events", a->writers.events, "write the raw event stream as CSV");
-  cmd->add_option("--report", a->report,
+  add_report_options(*cmd, a->report);
+  cmd->add_option("--report", a->html_report,
                   "write the run as a self-contained HTML page: its timeline (per-CPU lanes of "
                   "task slices and wake-ups) and its tables");
   add_timeline_option(*cmd, a->timeline_window);

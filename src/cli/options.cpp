@@ -7,6 +7,9 @@
 #include <tuple>
 
 #include "host/host_machine.h"
+#include "report/json_report.h"
+#include "report/rtapp_log.h"
+#include "report/table_report.h"
 #include "util/error.h"
 
 namespace schedlab {
@@ -88,16 +91,57 @@ std::unique_ptr<std::ofstream> open_output(const std::string& path) {
   return out;
 }
 
-OptionalWriters::OptionalWriters(const WriterPaths& paths, SinkList& sinks) {
-  if (!paths.trace.empty()) {
-    trace_file_ = open_output(paths.trace);
-    trace_ = std::make_unique<PerfettoTraceWriter>(*trace_file_);
+void add_report_options(CLI::App& cmd, ReportArgs& a) {
+  CLI::Option* json = cmd.add_flag("--json", a.json, "print metrics as JSON");
+  cmd.add_flag("--latency", a.latency,
+               "print the perf-sched-latency table (per task: runtime, switches, delays)")
+      ->excludes(json);
+  cmd.add_flag("--timehist", a.timehist,
+               "print a perf-sched-timehist row per context switch as the run goes")
+      ->excludes(json);
+  cmd.add_option("--trace", a.trace, "write a Chrome/Perfetto trace JSON file");
+  cmd.add_flag("--trace-from-zero", a.trace_from_zero,
+               "start the --trace timeline at 0 instead of the trace's own clock");
+  cmd.add_option("--events", a.events, "write the event stream as CSV");
+  cmd.add_option("--ftrace", a.ftrace,
+                 "write the kernel's ftrace text (sched events), for analyze and Perfetto");
+  cmd.add_option("--rtapp-log", a.rtapp_log_dir,
+                 "write rt-app's per-thread logs of timer tasks into this directory");
+}
+
+OptionalWriters::OptionalWriters(const ReportArgs& args, SinkList& sinks, std::ostream& out) {
+  if (!args.trace.empty()) {
+    trace_file_ = open_output(args.trace);
+    trace_ = std::make_unique<PerfettoTraceWriter>(*trace_file_, args.trace_from_zero);
     sinks.add(trace_.get());
   }
-  if (!paths.events.empty()) {
-    events_file_ = open_output(paths.events);
+  if (!args.events.empty()) {
+    events_file_ = open_output(args.events);
     events_ = std::make_unique<EventsCsvWriter>(*events_file_);
     sinks.add(events_.get());
+  }
+  if (!args.ftrace.empty()) {
+    ftrace_file_ = open_output(args.ftrace);
+    ftrace_ = std::make_unique<FtraceTextWriter>(*ftrace_file_);
+    sinks.add(ftrace_.get());
+  }
+  if (args.timehist) {
+    timehist_ = std::make_unique<TimehistWriter>(out);
+    sinks.add(timehist_.get());
+  }
+}
+
+void print_reports(const ReportArgs& args, const Metrics& m, std::ostream& out, std::ostream& err,
+                   const std::string& policy_note) {
+  if (args.json)
+    out << metrics_json(m, policy_note);
+  else if (!args.latency && !args.timehist)
+    out << metrics_table(m, policy_note);
+  if (args.latency) out << sched_latency_table(m);
+  if (!args.rtapp_log_dir.empty()) {
+    const std::vector<std::string> files = write_rtapp_logs(m, args.rtapp_log_dir);
+    err << fmt::format("schedlab: note: {} rt-app log(s) written to {}{}\n", files.size(),
+                       args.rtapp_log_dir, files.empty() ? " (no task reached a timer)" : "");
   }
 }
 

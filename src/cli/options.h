@@ -11,10 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/analyzer.h"
 #include "events/event.h"
 #include "report/events_csv.h"
+#include "report/ftrace_writer.h"
 #include "report/line_plot.h"
 #include "report/perfetto_trace.h"
+#include "report/sched_latency.h"
 #include "scenario/scenario.h"
 
 namespace schedlab {
@@ -59,18 +62,27 @@ std::pair<std::string, std::string> split_assignment(const std::string& text,
 // InputError naming the path when it cannot be written.
 std::unique_ptr<std::ofstream> open_output(const std::string& path);
 
-// The --trace and --events writers a command was asked for, added to `sinks`.
-struct WriterPaths {
-  std::string trace, events;
+// The outputs of the commands that measure a run (`run`, `analyze`, `host run`), all
+// from the one analyzer's stream: the writers fed as events arrive (--trace, --events,
+// --ftrace, --timehist) and what is printed at the end (the table, --json, --latency,
+// --rtapp-log).
+struct ReportArgs {
+  std::string trace, events, ftrace, rtapp_log_dir;
+  bool json = false, latency = false, timehist = false, trace_from_zero = false;
 };
+void add_report_options(CLI::App& cmd, ReportArgs& a);
+
+// The writers a command was asked for, added to `sinks`; --timehist rows go to `out`.
 class OptionalWriters {
  public:
-  OptionalWriters(const WriterPaths& paths, SinkList& sinks);
+  OptionalWriters(const ReportArgs& args, SinkList& sinks, std::ostream& out);
 
  private:
-  std::unique_ptr<std::ofstream> trace_file_, events_file_;
+  std::unique_ptr<std::ofstream> trace_file_, events_file_, ftrace_file_;
   std::unique_ptr<PerfettoTraceWriter> trace_;
   std::unique_ptr<EventsCsvWriter> events_;
+  std::unique_ptr<FtraceTextWriter> ftrace_;
+  std::unique_ptr<TimehistWriter> timehist_;
 };
 
 // A plot's --title, --xlabel, --ylabel, --size and --log (sweep, host bench).
@@ -83,6 +95,10 @@ PlotOptions plot_options_of(const PlotArgs& a, const std::string& default_title)
 // --timeline-window lo..hi (ms) of the timelines in a report; the default 0..100.
 void add_timeline_option(CLI::App& cmd, std::string& window);
 std::pair<Time, Time> timeline_window_of(const std::string& window);
+// The table (unless --latency or --timehist replace it), --json or --latency, and the
+// rt-app logs; `policy_note` says why the policy was chosen when the scenario did not.
+void print_reports(const ReportArgs& args, const Metrics& m, std::ostream& out, std::ostream& err,
+                   const std::string& policy_note = "");
 
 // A progress bar with an ETA on a terminal; nothing otherwise.
 std::function<void(std::size_t, std::size_t)> progress_bar(std::ostream& err);

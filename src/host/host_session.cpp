@@ -37,9 +37,11 @@ HostSessionResult run_recorded(const Scenario& scenario, const HostSessionOption
   if (run.interrupted) out.notes.push_back("interrupted; the metrics cover the run so far");
   out.interrupted = run.interrupted;
   run.record.policy = fmt::format("host {}", host_kernel_release());
+  run.record.generator = scenario.generator;
   {
     std::ifstream in(trace_path);
-    parse_ftrace(in, trace_path, sink, run.record);
+    const FtraceStats stats = parse_ftrace(in, trace_path, sink, run.record);
+    for (const std::string& n : stats.notes) out.notes.push_back(n);
   }
   if (o.keep_trace.empty()) std::filesystem::remove(trace_path);
   return out;

@@ -11,4 +11,7 @@ namespace schedlab {
 // the header).
 std::string metrics_table(const Metrics& m, const std::string& policy_note = "");
 
+// schbench's latency percentile block for one set of samples.
+std::string percentile_block(const std::string& title, const LatencyStats& s);
+
 }  // namespace schedlab

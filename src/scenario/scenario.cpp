@@ -136,6 +136,8 @@ Scenario build(JValue root, const std::string& file, const std::string& base_dir
                           s.workload);
     } else {
       generate_workload(*generators, GeneratorContext{r, s.machine, seed, "workload"}, s.workload);
+      if (const JValue* g = generators->find("generator"); g && g->is_string())
+        s.generator = g->string;
     }
   }
   validate_workload(s.workload, r);

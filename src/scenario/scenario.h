@@ -28,6 +28,7 @@ struct Scenario {
   std::string policy_note;
   // For the user: what was accepted without effect (see RtAppGlobal::notes).
   std::vector<std::string> notes;
+  std::string generator;  // the one generator of "workload" ("" for none, or a list)
 };
 
 // Command-line changes, applied on top of the file.

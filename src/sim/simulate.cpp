@@ -16,6 +16,7 @@ EngineResult simulate(const Scenario& scenario, EventSink& sink, const Simulatio
   eo.seed = scenario.seed;
   eo.check_invariants = options.check_invariants;
   eo.policy_name = scenario.policy;
+  eo.generator = scenario.generator;
   eo.end_ns = scenario.duration_ns.value_or(kDefaultRunLimitNs);
   std::optional<Engine> engine;
   try {  // a task whose policy no class takes; name the file here
