@@ -29,5 +29,6 @@ Command add_analyze(CLI::App& parent);
 Command add_sweep(CLI::App& parent);
 Command add_reproduce(CLI::App& parent);
 Command add_merge(CLI::App& parent);
+Command add_completion(CLI::App& parent);
 
 }  // namespace schedlab

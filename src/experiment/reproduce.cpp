@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -36,39 +35,6 @@ std::vector<ExperimentPart> experiment_parts(const std::string& which, bool quic
                      "unknown experiment (" + known + "all)");
   }
   return parts;
-}
-
-namespace {
-
-// The first of `candidates` that is a folder holding `probe`, else `fallback`.
-std::string first_with(const std::vector<std::filesystem::path>& candidates,
-                       const std::string& probe, const std::string& fallback) {
-  for (const auto& candidate : candidates)
-    if (std::filesystem::exists(candidate / probe)) return candidate.lexically_normal().string();
-  return fallback;
-}
-
-std::vector<std::filesystem::path> beside_executable(const std::string& folder) {
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  return {exe.parent_path() / ".." / folder, exe.parent_path() / folder};
-}
-
-}  // namespace
-
-std::string default_scenarios_dir() {
-  if (const char* env = std::getenv("SCHEDLAB_SCENARIOS")) return env;
-  return first_with(beside_executable("scenarios"), "e1-x264-ultrafast.json", "scenarios");
-}
-
-std::string default_experiments_dir(const std::string& scenarios_dir) {
-  if (const char* env = std::getenv("SCHEDLAB_EXPERIMENTS")) return env;
-  std::filesystem::path scenarios = std::filesystem::path(scenarios_dir).lexically_normal();
-  if (!scenarios.has_filename()) scenarios = scenarios.parent_path();  // "scenarios/"
-  std::vector<std::filesystem::path> candidates = {scenarios.parent_path() / "experiments"};
-  for (const auto& p : beside_executable("experiments")) candidates.push_back(p);
-  return first_with(candidates, "", "experiments");
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "experiment/data_dirs.h"
 #include "experiment/experiment_file.h"
 
 namespace schedlab {
@@ -30,14 +31,5 @@ struct ReproduceOptions {
 // Runs the experiments; prints the tables to `out`; returns the report's path.
 std::string reproduce(const ReproduceOptions& options, std::ostream& out,
                       const std::function<void(std::size_t, std::size_t)>& progress = {});
-
-// The folder of the shipped scenarios: SCHEDLAB_SCENARIOS, else next to the executable
-// (../scenarios from build/), else ./scenarios.
-std::string default_scenarios_dir();
-
-// The folder of the experiment files: SCHEDLAB_EXPERIMENTS, else `experiments` beside
-// the scenarios folder, else next to the executable (../experiments from build/), else
-// ./experiments.
-std::string default_experiments_dir(const std::string& scenarios_dir);
 
 }  // namespace schedlab
