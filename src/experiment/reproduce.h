@@ -1,6 +1,7 @@
 // `schedlab reproduce E1|...|all`: the experiments of the experiments folder (one file
 // each, experiment_file.h) as sweeps over the shipped scenarios, written to a folder as
-// CSV, terminal tables, SVG plots and one self-contained report.html.
+// CSV, terminal tables, plots and run timelines (drawn by gnuplot, each with its script)
+// and one self-contained report.html.
 #pragma once
 
 #include <functional>
