@@ -1,18 +1,25 @@
-# Front door: `make demo`, `make test`, `make bench`. Installs missing Debian packages
-# with apt-get when run as root, and names them otherwise.
-.PHONY: all build test test-release test-asan demo bench deps format clean
+# Front door: `make demo`, `make test`, `make bench`, `make install`. Installs missing
+# Debian packages with apt-get when run as root, and names them otherwise.
+.PHONY: all build test test-release test-asan demo bench deps deps-demo install format clean
 
-DEB_PACKAGES := cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev \
-                libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 dbench rt-tests \
-                pkg-config libtracecmd-dev libtraceevent-dev
+# What the demo needs (the schedlab binary and gnuplot for its plots), then the rest:
+# tests, benchmarks, the host programs, the man page, the headless browser of the
+# report test.
+DEMO_PACKAGES := cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev \
+                 pkg-config libtracecmd-dev libtraceevent-dev gnuplot-nox
+DEB_PACKAGES := $(DEMO_PACKAGES) libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 \
+                dbench rt-tests help2man chromium
 BUILD := build
+PREFIX ?= /usr/local
 ASAN_BUILD := build-asan
 JOBS ?= $(shell nproc)
 
 all: build
 
-deps:
-	@missing=$$(for p in $(DEB_PACKAGES); do \
+deps: PACKAGES = $(DEB_PACKAGES)
+deps-demo: PACKAGES = $(DEMO_PACKAGES)
+deps deps-demo:
+	@missing=$$(for p in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
@@ -40,8 +47,16 @@ test-asan: deps
 test: test-release test-asan
 
 # The headline experiment: E1 (x264 thread scaling, BFS against CFS 2.6.31) in simulation.
-demo: build
+# Builds the schedlab binary only.
+demo: deps-demo
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD) -j $(JOBS) --target schedlab
 	./$(BUILD)/schedlab reproduce E1 --quick --out results-demo --scenarios scenarios
+
+# The binary, its man page and bash completion, and the scenarios, machines and
+# experiments (PREFIX/share/schedlab, where the installed binary finds them).
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 bench: build
 	./$(BUILD)/bench/schedlab_bench

@@ -32,10 +32,12 @@ bool check_machine_file(const std::string& path, std::ostream& out) {
   return true;
 }
 
-int check(const ScenarioArgs& a, const CLI::App& cmd, std::ostream& out) {
+int check(const ScenarioArgs& a, const CLI::App& cmd, std::ostream& out, std::ostream& err) {
   if (check_machine_file(a.scenario, out)) return 0;
   const Scenario s = load_scenario(a.scenario, overrides_of(a, cmd));
   make_policy(s.policy, s.params, s.file);  // unknown policy or parameter is an error too
+  for (const std::string& n : s.notes) err << "schedlab: note: " << n << "\n";
+  if (!s.policy_note.empty()) err << "schedlab: note: " << s.policy_note << "\n";
   size_t threads = 0;
   for (const TaskSpec& t : s.workload.tasks) threads += static_cast<size_t>(t.instances);
   out << fmt::format("{}: ok: {} task specs ({} threads at start), {} CPUs, HZ {}, policy {}",
@@ -54,7 +56,8 @@ Command add_check(CLI::App& parent) {
   auto a = std::make_shared<ScenarioArgs>();
   CLI::App* cmd = parent.add_subcommand("check", "validate a scenario without running it");
   add_scenario_options(*cmd, *a);
-  return {cmd, [a, cmd](std::ostream& out, std::ostream&) { return check(*a, *cmd, out); }};
+  return {cmd,
+          [a, cmd](std::ostream& out, std::ostream& err) { return check(*a, *cmd, out, err); }};
 }
 
 }  // namespace schedlab

@@ -109,8 +109,7 @@ Command add_compare(CLI::App& parent) {
   auto a = std::make_shared<CompareArgs>();
   CLI::App* cmd = parent.add_subcommand(
       "compare", "run a scenario on the host (recorded) and in the simulator, side by side (root)");
-  cmd->add_option("scenario", a->scenario.scenario, "scenario file")->required();
-  cmd->add_option("--set", a->scenario.sets, "override a scenario value: /json/pointer=value");
+  add_host_scenario_options(*cmd, a->scenario);
   cmd->add_option("--duration", a->scenario.duration_s,
                   "seconds (default global.duration, else 10)")
       ->check(CLI::PositiveNumber);

@@ -31,5 +31,6 @@ Command add_reproduce(CLI::App& parent);
 Command add_merge(CLI::App& parent);
 Command add_calibrate(CLI::App& parent);
 Command add_validate(CLI::App& parent);
+Command add_completion(CLI::App& parent);
 
 }  // namespace schedlab

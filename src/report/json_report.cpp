@@ -39,9 +39,10 @@ ordered_json timer_json(const TaskMetrics& t) {
 
 }  // namespace
 
-std::string metrics_json(const Metrics& m) {
+std::string metrics_json(const Metrics& m, const std::string& policy_note) {
   ordered_json j;
   j["policy"] = m.policy;
+  if (!policy_note.empty()) j["policy_note"] = policy_note;
   j["seed"] = m.seed;
   j["cpus"] = m.cpus;
   j["duration_ns"] = m.duration_ns;

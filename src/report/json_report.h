@@ -7,6 +7,8 @@
 
 namespace schedlab {
 
-std::string metrics_json(const Metrics& m);
+// `policy_note`: why the policy was chosen, when the scenario did not say ("policy_note",
+// after "policy"; absent otherwise).
+std::string metrics_json(const Metrics& m, const std::string& policy_note = "");
 
 }  // namespace schedlab

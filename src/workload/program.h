@@ -75,6 +75,9 @@ struct SchedSettings {
   int nice = 0;         // SCHED_OTHER / BATCH / IDLE
   int rt_priority = 0;  // SCHED_FIFO / RR: 1..99
   Time dl_runtime_ns = 0, dl_deadline_ns = 0, dl_period_ns = 0;
+  // sched_setattr's utilization clamps (uclamp, 0..1024; -1: not set), as rt-app's
+  // util_min/util_max. Recorded only: the model has no PELT or frequency scaling.
+  int util_min = -1, util_max = -1;
 };
 
 struct Phase {
@@ -84,6 +87,10 @@ struct Phase {
   std::optional<SchedSettings> sched;    // overrides the task's policy for this phase
   // Overrides the task's memory intensity for this phase (1/1024ths); -1: the task's.
   int memory_intensity_q10 = -1;
+  // rt-app's taskgroup (a cgroup path such as "/tg1") from this phase on, and its
+  // nodes_membind (NUMA nodes); recorded, see TaskSpec.
+  std::optional<std::string> taskgroup;
+  std::optional<std::vector<int>> nodes_membind;
   std::vector<Step> steps;
 };
 
@@ -100,6 +107,10 @@ struct TaskSpec {
   // Not part of the workload: the machine's own noise (a kernel thread, interrupts), added
   // by the engine from the machine's "background"; it keeps no run alive.
   bool background = false;
+  // rt-app's taskgroup ("" none: the root group) and nodes_membind. The model has no
+  // group scheduling and no NUMA nodes: the scenario reader says where that matters.
+  std::string taskgroup;
+  std::optional<std::vector<int>> nodes_membind;
   std::vector<Phase> phases;
 };
 
