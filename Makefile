@@ -43,8 +43,11 @@ test: test-release test-asan
 demo: build
 	./$(BUILD)/schedlab reproduce E1 --quick --out results-demo --scenarios scenarios
 
+# Whole `schedlab run --json` processes: CPU seconds, switches per CPU second, ns per event
+# and peak memory per policy, against the limit loop (bench/bench.sh; REPEATS runs each).
+REPEATS ?= 5
 bench: build
-	./$(BUILD)/bench/schedlab_bench
+	bench/bench.sh $(BUILD) $(REPEATS)
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

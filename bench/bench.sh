@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# make bench: whole `schedlab run --json` processes on the bench load (bench-64cpu-1000.json:
+# 64 CPUs, 500 hogs and 500 tasks running 200 us and sleeping 1 ms), measured in CPU
+# seconds (user + system, /usr/bin/time) and peak resident memory, the median of REPEATS
+# runs taken interleaved (round-robin over the points, so that a noisy neighbour hurts
+# every point alike). Against the practical limit: bench/limit_loop.cpp on the same load.
+#
+#   bench/bench.sh [BUILD_DIR] [REPEATS] [SECTION...]
+#   sections: limit policies tasks cpus memory sweep (default: all)
+#   COMPARE=OTHER_BINARY bench/bench.sh ...   each point also under OTHER_BINARY (marked
+#                                             "(other)"), interleaved with this build's runs
+#
+# Figures: events = rows of the --events stream (every switch, wake-up, migration, fork,
+# ...) and switches = its switch rows (as the limit loop counts them, idle to a task
+# included), both from one extra run (the simulation is deterministic); ns/event and
+# switches per CPU second divide by the median CPU time of the --json runs; peak memory
+# is the median maximum RSS.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build="${1:-$here/../build}"
+repeats="${2:-5}"
+shift 2 2>/dev/null || shift $# || true
+sections=("$@")
+[ ${#sections[@]} -gt 0 ] || sections=(limit policies tasks cpus memory sweep)
+bin="$build/schedlab"
+load="$here/bench-64cpu-1000.json"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+
+# One point: a name and the arguments of `schedlab run` after the scenario (and the same
+# under $COMPARE).
+declare -a names=() argv=() bins=()
+add_point() {
+  local name="$1"
+  shift
+  names+=("$name")
+  argv+=("$*")
+  bins+=("$bin")
+  if [ -n "${COMPARE:-}" ]; then
+    names+=("$name (other)")
+    argv+=("$*")
+    bins+=("$COMPARE")
+  fi
+}
+
+# Runs every point REPEATS times, interleaved, then prints one line per point.
+measure() {
+  local n=${#names[@]} i r reps="${1:-$repeats}"
+  for ((i = 0; i < n; i++)); do
+    # shellcheck disable=SC2086
+    if ! "${bins[i]}" run "$load" ${argv[i]} --events "$tmp/ev.$i.csv" > /dev/null 2> "$tmp/err.$i"; then
+      echo "${names[i]}: refused: $(head -1 "$tmp/err.$i")"
+      continue
+    fi
+    echo $(($(wc -l < "$tmp/ev.$i.csv") - 1)) > "$tmp/events.$i"
+    awk -F, '$2 == "switch"' "$tmp/ev.$i.csv" | wc -l > "$tmp/switches.$i"
+    rm -f "$tmp/ev.$i.csv"
+  done
+  for ((r = 0; r < reps; r++)); do
+    for ((i = 0; i < n; i++)); do
+      [ -f "$tmp/events.$i" ] || continue
+      # shellcheck disable=SC2086
+      /usr/bin/time -f "%U %S %M" -o "$tmp/time" "${bins[i]}" run "$load" ${argv[i]} --json > /dev/null
+      awk '{print $1 + $2, $3}' "$tmp/time" >> "$tmp/runs.$i"
+    done
+  done
+  printf '%-36s %10s %10s %9s %12s %9s %8s\n' point switches events cpu_s switches/cpu_s ns/event peak_MB
+  for ((i = 0; i < n; i++)); do
+    [ -f "$tmp/events.$i" ] || continue
+    local cpu rss sw ev
+    cpu=$(cut -d' ' -f1 "$tmp/runs.$i" | median)
+    rss=$(cut -d' ' -f2 "$tmp/runs.$i" | median)
+    sw=$(cat "$tmp/switches.$i")
+    ev=$(cat "$tmp/events.$i")
+    awk -v name="${names[i]}" -v sw="$sw" -v ev="$ev" -v cpu="$cpu" -v rss="$rss" 'BEGIN {
+      printf "%-36s %10d %10d %9.3f %12.0f %9.0f %8.1f\n", name, sw, ev, cpu,
+             cpu > 0 ? sw / cpu : 0, cpu > 0 ? cpu * 1e9 / ev : 0, rss / 1024 }'
+  done
+  rm -f "$tmp"/runs.* "$tmp"/switches.* "$tmp"/events.* "$tmp"/err.*
+  names=()
+  argv=()
+  bins=()
+}
+
+policies=(cfs-2.6.23 cfs-2.6.31 cfs-2.6.32 eevdf-6.6 eevdf-6.12 bfs o1 sd)
+# rr with the limit loop's 4 ms slice: the same schedule as the limit loop.
+rr4=(--policy rr --param slice_ns=4000000)
+
+for section in "${sections[@]}"; do
+  case "$section" in
+    limit)
+      echo "== the practical limit: bench/limit_loop.cpp, 1 simulated second, CPU time of $((20 * repeats)) runs"
+      "$build/bench/schedlab_limit_loop" 1 $((20 * repeats))
+      ;;
+    policies)
+      echo "== each policy on the bench load, 1 simulated second (analyzer and --json on)"
+      add_point "rr slice 4ms" "${rr4[@]}"
+      for p in "${policies[@]}"; do add_point "$p" --policy "$p"; done
+      measure
+      ;;
+    tasks)
+      echo "== tasks: 1k/10k/100k tasks (half hogs, half sleepers) on 64 CPUs, 0.1 simulated s"
+      for p in rr "${policies[@]}"; do
+        for n in 1000 10000 100000; do
+          add_point "$p ${n} tasks" --policy "$p" --duration 0.1 \
+            --set /tasks/hog/instance=$((n / 2)) --set /tasks/sleeper/instance=$((n / 2))
+        done
+      done
+      measure
+      ;;
+    cpus)
+      echo "== CPUs: 4/64/256/1024 CPUs, 1000 tasks, 0.1 simulated s"
+      for p in rr "${policies[@]}"; do
+        for c in 4 64 256 1024; do add_point "$p ${c} cpus" --policy "$p" --duration 0.1 --cpus "$c"; done
+      done
+      measure
+      ;;
+    memory)
+      echo "== memory in simulated time: 1/10/100 s of the bench load (one run each)"
+      for p in cfs-2.6.32 eevdf-6.6 bfs; do
+        for d in 1 10 100; do add_point "$p ${d} s" --policy "$p" --duration "$d"; done
+      done
+      add_point "cfs-2.6.32 100k tasks 10 s" --policy cfs-2.6.32 --duration 10 \
+        --set /tasks/hog/instance=50000 --set /tasks/sleeper/instance=50000
+      measure 1  # one run each: peak memory does not depend on the neighbours
+      ;;
+    sweep)
+      echo "== a sweep: 2 policies x 4 sleeper counts x 2 repeats, wall seconds with --jobs 1 and 2"
+      for jobs in 1 2 1 2 1 2; do
+        /usr/bin/time -f "%e" -o "$tmp/wall" "$bin" sweep "$load" --policy cfs-2.6.32,bfs \
+          --vary /tasks/sleeper/instance=100,200,300,400 --set /global/duration=0.2 --repeat 2 \
+          --jobs "$jobs" --out "$tmp/sweep.$jobs.csv" > /dev/null
+        echo "$jobs $(cat "$tmp/wall")" >> "$tmp/sweep"
+      done
+      for jobs in 1 2; do
+        echo "--jobs $jobs: $(awk -v j=$jobs '$1 == j {print $2}' "$tmp/sweep" | median) s wall (median of 3)"
+      done
+      cmp -s "$tmp/sweep.1.csv" "$tmp/sweep.2.csv" && echo "results identical with --jobs 1 and 2"
+      rm -f "$tmp/sweep"
+      ;;
+    *)
+      echo "bench.sh: unknown section $section (limit policies tasks cpus memory sweep)" >&2
+      exit 2
+      ;;
+  esac
+done
