@@ -1,10 +1,12 @@
 # Front door: `make demo`, `make test`, `make bench`. Installs missing Debian packages
 # with apt-get when run as root, and names them otherwise.
-.PHONY: all build test test-release test-asan demo bench deps format clean
+.PHONY: all build test test-release test-asan test-slurm demo bench deps format clean
 
 DEB_PACKAGES := cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev \
                 libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 dbench rt-tests \
                 pkg-config libtracecmd-dev libtraceevent-dev
+# Only for `make test-slurm` (a single-node Slurm on this machine).
+SLURM_PACKAGES := slurm-wlm munge
 BUILD := build
 ASAN_BUILD := build-asan
 JOBS ?= $(shell nproc)
@@ -38,6 +40,12 @@ test-asan: deps
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
 test: test-release test-asan
+
+# A sharded sweep as a job array on a single-node Slurm started for the test (Debian's
+# slurm-wlm and munge; skipped with a message where they are missing or cannot start).
+test-slurm: build
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(SLURM_PACKAGES)"
+	tests/slurm/slurm_test.sh $(BUILD)/schedlab
 
 # The headline experiment: E1 (x264 thread scaling, BFS against CFS 2.6.31) in simulation.
 demo: build
