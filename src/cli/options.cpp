@@ -98,7 +98,7 @@ OptionalWriters::OptionalWriters(const ReportArgs& args, SinkList& sinks, std::o
 
 void print_reports(const ReportArgs& args, const Metrics& m, std::ostream& out, std::ostream& err) {
   if (args.json)
-    out << metrics_json(m);
+    write_metrics_json(out, m);
   else if (!args.latency && !args.timehist)
     out << metrics_table(m);
   if (args.latency) out << sched_latency_table(m);
