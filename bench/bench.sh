@@ -4,6 +4,7 @@
 # seconds (user + system, /usr/bin/time) and peak resident memory, the median of REPEATS
 # runs taken interleaved (round-robin over the points, so that a noisy neighbour hurts
 # every point alike). Against the practical limit: bench/limit_loop.cpp on the same load.
+# The cluster sweep test is tests/slurm/slurm_test.sh (make test-slurm).
 #
 #   bench/bench.sh [BUILD_DIR] [REPEATS] [SECTION...]
 #   sections: limit policies tasks cpus memory sweep (default: all)
@@ -13,9 +14,11 @@
 # Figures: events = rows of the --events stream (every switch, wake-up, migration, fork,
 # ...) and switches = its switch rows (as the limit loop counts them, idle to a task
 # included), both from one extra run (the simulation is deterministic); ns/event and
-# switches per CPU second divide by the median CPU time of the --json runs; peak memory
-# is the median maximum RSS.
+# switches per CPU second divide by the median CPU time of the --json runs (user + system,
+# bash's time, to the millisecond); peak memory is the maximum RSS of one more --json run
+# (/usr/bin/time), which does not depend on the neighbours.
 set -euo pipefail
+TIMEFORMAT='%3U %3S'
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${1:-$here/../build}"
 repeats="${2:-5}"
@@ -54,6 +57,8 @@ measure() {
       echo "${names[i]}: refused: $(head -1 "$tmp/err.$i")"
       continue
     fi
+    # shellcheck disable=SC2086
+    /usr/bin/time -f "%M" -o "$tmp/rss.$i" "${bins[i]}" run "$load" ${argv[i]} --json > /dev/null
     echo $(($(wc -l < "$tmp/ev.$i.csv") - 1)) > "$tmp/events.$i"
     awk -F, '$2 == "switch"' "$tmp/ev.$i.csv" | wc -l > "$tmp/switches.$i"
     rm -f "$tmp/ev.$i.csv"
@@ -61,24 +66,25 @@ measure() {
   for ((r = 0; r < reps; r++)); do
     for ((i = 0; i < n; i++)); do
       [ -f "$tmp/events.$i" ] || continue
+      # bash's time: user and system CPU seconds to the millisecond (getrusage)
       # shellcheck disable=SC2086
-      /usr/bin/time -f "%U %S %M" -o "$tmp/time" "${bins[i]}" run "$load" ${argv[i]} --json > /dev/null
-      awk '{print $1 + $2, $3}' "$tmp/time" >> "$tmp/runs.$i"
+      { time "${bins[i]}" run "$load" ${argv[i]} --json > /dev/null; } 2> "$tmp/time"
+      awk '{print $1 + $2}' "$tmp/time" >> "$tmp/runs.$i"
     done
   done
   printf '%-36s %10s %10s %9s %12s %9s %8s\n' point switches events cpu_s switches/cpu_s ns/event peak_MB
   for ((i = 0; i < n; i++)); do
     [ -f "$tmp/events.$i" ] || continue
     local cpu rss sw ev
-    cpu=$(cut -d' ' -f1 "$tmp/runs.$i" | median)
-    rss=$(cut -d' ' -f2 "$tmp/runs.$i" | median)
+    cpu=$(median < "$tmp/runs.$i")
+    rss=$(cat "$tmp/rss.$i")
     sw=$(cat "$tmp/switches.$i")
     ev=$(cat "$tmp/events.$i")
     awk -v name="${names[i]}" -v sw="$sw" -v ev="$ev" -v cpu="$cpu" -v rss="$rss" 'BEGIN {
       printf "%-36s %10d %10d %9.3f %12.0f %9.0f %8.1f\n", name, sw, ev, cpu,
-             cpu > 0 ? sw / cpu : 0, cpu > 0 ? cpu * 1e9 / ev : 0, rss / 1024 }'
+             (cpu > 0 ? sw / cpu : 0), (cpu > 0 ? cpu * 1e9 / ev : 0), rss / 1024 }'
   done
-  rm -f "$tmp"/runs.* "$tmp"/switches.* "$tmp"/events.* "$tmp"/err.*
+  rm -f "$tmp"/runs.* "$tmp"/switches.* "$tmp"/events.* "$tmp"/err.* "$tmp"/rss.*
   names=()
   argv=()
   bins=()
@@ -130,14 +136,18 @@ for section in "${sections[@]}"; do
       echo "== a sweep: 2 policies x 4 sleeper counts x 2 repeats, wall seconds with --jobs 1 and 2"
       for jobs in 1 2 1 2 1 2; do
         /usr/bin/time -f "%e" -o "$tmp/wall" "$bin" sweep "$load" --policy cfs-2.6.32,bfs \
-          --vary /tasks/sleeper/instance=100,200,300,400 --set /global/duration=0.2 --repeat 2 \
+          --vary /tasks/sleeper/instance=100,200,300,400 --set /global/duration=1 --repeat 2 \
           --jobs "$jobs" --out "$tmp/sweep.$jobs.csv" > /dev/null
         echo "$jobs $(cat "$tmp/wall")" >> "$tmp/sweep"
       done
       for jobs in 1 2; do
         echo "--jobs $jobs: $(awk -v j=$jobs '$1 == j {print $2}' "$tmp/sweep" | median) s wall (median of 3)"
       done
-      cmp -s "$tmp/sweep.1.csv" "$tmp/sweep.2.csv" && echo "results identical with --jobs 1 and 2"
+      for jobs in 1 2; do
+        "$bin" merge "$tmp/sweep.$jobs.csv" --out "$tmp/sorted.$jobs.csv"  # merge's row order
+        cut -d, -f1-8 "$tmp/sorted.$jobs.csv" > "$tmp/cut.$jobs.csv"
+      done
+      cmp -s "$tmp/cut.1.csv" "$tmp/cut.2.csv" && echo "results identical with --jobs 1 and 2"
       rm -f "$tmp/sweep"
       ;;
     *)
