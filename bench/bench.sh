@@ -11,12 +11,12 @@
 #   COMPARE=OTHER_BINARY bench/bench.sh ...   each point also under OTHER_BINARY (marked
 #                                             "(other)"), interleaved with this build's runs
 #
-# Figures: events = rows of the --events stream (every switch, wake-up, migration, fork,
-# ...) and switches = its switch rows (as the limit loop counts them, idle to a task
-# included), both from one extra run (the simulation is deterministic); ns/event and
-# switches per CPU second divide by the median CPU time of the --json runs (user + system,
-# bash's time, to the millisecond); peak memory is the maximum RSS of one more --json run
-# (/usr/bin/time), which does not depend on the neighbours.
+# Figures: events = summary.events of --json (every switch, wake-up, migration, fork, ...:
+# the rows --events would write) and switches = summary.context_switches (as the limit loop
+# counts them, idle to a task included), from one extra run (the simulation is
+# deterministic) whose maximum RSS (/usr/bin/time) is the peak memory; ns/event and
+# switches per CPU second divide by the median CPU time of the timed runs (user + system,
+# bash's time, to the millisecond).
 set -euo pipefail
 TIMEFORMAT='%3U %3S'
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -53,15 +53,14 @@ measure() {
   local n=${#names[@]} i r reps="${1:-$repeats}"
   for ((i = 0; i < n; i++)); do
     # shellcheck disable=SC2086
-    if ! "${bins[i]}" run "$load" ${argv[i]} --events "$tmp/ev.$i.csv" > /dev/null 2> "$tmp/err.$i"; then
+    if ! /usr/bin/time -f "%M" -o "$tmp/rss.$i" "${bins[i]}" run "$load" ${argv[i]} --json \
+      > "$tmp/json.$i" 2> "$tmp/err.$i"; then
       echo "${names[i]}: refused: $(head -1 "$tmp/err.$i")"
       continue
     fi
-    # shellcheck disable=SC2086
-    /usr/bin/time -f "%M" -o "$tmp/rss.$i" "${bins[i]}" run "$load" ${argv[i]} --json > /dev/null
-    echo $(($(wc -l < "$tmp/ev.$i.csv") - 1)) > "$tmp/events.$i"
-    awk -F, '$2 == "switch"' "$tmp/ev.$i.csv" | wc -l > "$tmp/switches.$i"
-    rm -f "$tmp/ev.$i.csv"
+    sed -n 's/^    "events": \([0-9]*\).*/\1/p' "$tmp/json.$i" > "$tmp/events.$i"
+    sed -n 's/^    "context_switches": \([0-9]*\).*/\1/p' "$tmp/json.$i" > "$tmp/switches.$i"
+    rm -f "$tmp/json.$i"
   done
   for ((r = 0; r < reps; r++)); do
     for ((i = 0; i < n; i++)); do
