@@ -8,6 +8,7 @@
 #
 #   bench/bench.sh [BUILD_DIR] [REPEATS] [SECTION...]
 #   sections: limit policies tasks cpus memory sweep (default: all)
+#   POLICIES="cfs-2.6.32 bfs" bench/bench.sh ...   the tasks and cpus sections for those only
 #   COMPARE=OTHER_BINARY bench/bench.sh ...   each point also under OTHER_BINARY (marked
 #                                             "(other)"), interleaved with this build's runs
 #
@@ -89,7 +90,9 @@ measure() {
   bins=()
 }
 
+# POLICIES="a b" limits the tasks and cpus sections to those policies.
 policies=(cfs-2.6.23 cfs-2.6.31 cfs-2.6.32 eevdf-6.6 eevdf-6.12 bfs o1 sd)
+read -r -a scaled <<< "${POLICIES:-rr ${policies[*]}}"
 # rr with the limit loop's 4 ms slice: the same schedule as the limit loop.
 rr4=(--policy rr --param slice_ns=4000000)
 
@@ -107,7 +110,7 @@ for section in "${sections[@]}"; do
       ;;
     tasks)
       echo "== tasks: 1k/10k/100k tasks (half hogs, half sleepers) on 64 CPUs, 0.1 simulated s"
-      for p in rr "${policies[@]}"; do
+      for p in "${scaled[@]}"; do
         for n in 1000 10000 100000; do
           add_point "$p ${n} tasks" --policy "$p" --duration 0.1 \
             --set /tasks/hog/instance=$((n / 2)) --set /tasks/sleeper/instance=$((n / 2))
@@ -117,16 +120,14 @@ for section in "${sections[@]}"; do
       ;;
     cpus)
       echo "== CPUs: 4/64/256/1024 CPUs, 1000 tasks, 0.1 simulated s"
-      for p in rr "${policies[@]}"; do
+      for p in "${scaled[@]}"; do
         for c in 4 64 256 1024; do add_point "$p ${c} cpus" --policy "$p" --duration 0.1 --cpus "$c"; done
       done
       measure
       ;;
     memory)
       echo "== memory in simulated time: 1/10/100 s of the bench load (one run each)"
-      for p in cfs-2.6.32 eevdf-6.6 bfs; do
-        for d in 1 10 100; do add_point "$p ${d} s" --policy "$p" --duration "$d"; done
-      done
+      for d in 1 10 100; do add_point "cfs-2.6.32 ${d} s" --policy cfs-2.6.32 --duration "$d"; done
       add_point "cfs-2.6.32 100k tasks 10 s" --policy cfs-2.6.32 --duration 10 \
         --set /tasks/hog/instance=50000 --set /tasks/sleeper/instance=50000
       measure 1  # one run each: peak memory does not depend on the neighbours
