@@ -1,6 +1,7 @@
 # Front door: `make demo`, `make test`, `make bench`, `make install`. Installs missing
 # Debian packages with apt-get when run as root, and names them otherwise.
-.PHONY: all build test test-release test-asan demo bench deps deps-demo install format clean
+.PHONY: all build test test-release test-asan test-slurm demo bench deps deps-demo install \
+        format clean
 
 # What the demo needs (the schedlab binary and gnuplot for its plots), then the rest:
 # tests, benchmarks, the host programs, the man page, the headless browser of the
@@ -9,6 +10,8 @@ DEMO_PACKAGES := cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-de
                  pkg-config libtracecmd-dev libtraceevent-dev gnuplot-nox
 DEB_PACKAGES := $(DEMO_PACKAGES) libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 \
                 dbench rt-tests help2man chromium
+# Only for `make test-slurm` (a single-node Slurm on this machine).
+SLURM_PACKAGES := slurm-wlm munge
 BUILD := build
 PREFIX ?= /usr/local
 ASAN_BUILD := build-asan
@@ -46,6 +49,12 @@ test-asan: deps
 
 test: test-release test-asan
 
+# A sharded sweep as a job array on a single-node Slurm started for the test (Debian's
+# slurm-wlm and munge; skipped with a message where they are missing or cannot start).
+test-slurm: build
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(SLURM_PACKAGES)"
+	tests/slurm/slurm_test.sh $(BUILD)/schedlab
+
 # The headline experiment: E1 (x264 thread scaling, BFS against CFS 2.6.31) in simulation.
 # Builds the schedlab binary only.
 demo: deps-demo
@@ -58,8 +67,11 @@ demo: deps-demo
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
+# Whole `schedlab run --json` processes: CPU seconds, switches per CPU second, ns per event
+# and peak memory per policy, against the limit loop (bench/bench.sh; REPEATS runs each).
+REPEATS ?= 5
 bench: build
-	./$(BUILD)/bench/schedlab_bench
+	bench/bench.sh $(BUILD) $(REPEATS)
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

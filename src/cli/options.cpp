@@ -134,7 +134,7 @@ OptionalWriters::OptionalWriters(const ReportArgs& args, SinkList& sinks, std::o
 void print_reports(const ReportArgs& args, const Metrics& m, std::ostream& out, std::ostream& err,
                    const std::string& policy_note) {
   if (args.json)
-    out << metrics_json(m, policy_note);
+    write_metrics_json(out, m, policy_note);
   else if (!args.latency && !args.timehist)
     out << metrics_table(m, policy_note);
   if (args.latency) out << sched_latency_table(m);

@@ -33,8 +33,11 @@
 // bfs-0.311 name the releases of the 2009 debates; only 0.318's source was available, and
 // its behaviour is what all three presets run (differences between the releases are not
 // verified).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <functional>
 #include <vector>
 
@@ -47,16 +50,16 @@ namespace {
 constexpr int kMaxRtPrio = 100;
 constexpr int kIsoPrio = 100, kNormalPrio = 101, kIdlePrio = 102, kPrioLimit = 103;
 
-#define BFS_PARAMS(X)                                                                           \
-  X(int64_t, rr_interval, 6, params::at_least(0), "BFS 0.318",                                  \
-    "slice in ms before the boot-time scaling by CPU count")                                    \
-  X(bool, rr_interval_scaling, true, params::any(), "BFS 0.318",                                \
-    "multiply rr_interval by 3/2 per doubling of the CPU count, as BFS does at boot")           \
-  X(int64_t, iso_cpu, 70, params::at_least(0), "BFS 0.318",                                     \
-    "percent of all CPUs' time SCHED_ISO tasks may take at RT priority over 5 s")               \
-  X(bool, scan_pick, false, params::any(), "schedlab",                                          \
-    "always scan the queue as BFS does (0: an exact index where every CPU shares a cache; the " \
-    "same choices, faster)")
+#define BFS_PARAMS(X)                                                                            \
+  X(int64_t, rr_interval, 6, params::at_least(0), "BFS 0.318",                                   \
+    "slice in ms before the boot-time scaling by CPU count")                                     \
+  X(bool, rr_interval_scaling, true, params::any(), "BFS 0.318",                                 \
+    "multiply rr_interval by 3/2 per doubling of the CPU count, as BFS does at boot")            \
+  X(int64_t, iso_cpu, 70, params::at_least(0), "BFS 0.318",                                      \
+    "percent of all CPUs' time SCHED_ISO tasks may take at RT priority over 5 s")                \
+  X(bool, scan_pick, false, params::any(), "schedlab",                                           \
+    "always scan the queue and the CPUs as BFS does (0: exact indexes where every CPU shares a " \
+    "cache; the same choices, faster)")
 SCHEDLAB_DECLARE_PARAMS(BfsParams, BFS_PARAMS)
 
 class Bfs final : public SchedClass {
@@ -92,6 +95,7 @@ class Bfs final : public SchedClass {
                                                                                : 3;
     cpu_curr_prio_.assign(n, kPrioLimit);
     cpu_curr_deadline_.assign(n, 0);
+    worst_running_.reset(n);
     flat_locality_ = !scan_pick_ &&
                      std::all_of(locality_.begin(), locality_.end(), [](int l) { return l == 0; });
     iso_period_ = 5 * ctx.machine().hz * n + 1;  // ISO_PERIOD
@@ -149,7 +153,7 @@ class Bfs final : public SchedClass {
     if (ctx_->curr(cpu) == &t && (how == DequeueKind::kSleep || how == DequeueKind::kExit)) {
       charge(e);  // schedule() writes back the slice, renewing it if it ran out
       check_deadline(e);
-      cpu_curr_prio_[cpu] = kPrioLimit;
+      set_running(cpu, kPrioLimit, cpu_curr_deadline_[cpu]);
     }
   }
 
@@ -163,8 +167,8 @@ class Bfs final : public SchedClass {
 
   Task* pick_next(CpuId cpu) override {
     Task* next = earliest_deadline_task(cpu);
-    cpu_curr_prio_[cpu] = next ? se_[next->id].prio : kPrioLimit;
-    cpu_curr_deadline_[cpu] = next ? se_[next->id].deadline : 0;  // rq->rq_deadline
+    set_running(cpu, next ? se_[next->id].prio : kPrioLimit,
+                next ? se_[next->id].deadline : 0);  // rq->rq_deadline
     if (next) {
       Entity& e = se_[next->id];
       e.charged_ns = next->sum_exec_ns;
@@ -176,7 +180,7 @@ class Bfs final : public SchedClass {
     Entity& e = se_[prev.id];
     charge(e);
     check_deadline(e);
-    cpu_curr_prio_[cpu] = kPrioLimit;
+    set_running(cpu, kPrioLimit, cpu_curr_deadline_[cpu]);
     push(prev);
   }
 
@@ -419,9 +423,13 @@ class Bfs final : public SchedClass {
     return nullptr;
   }
 
+  // The first non-empty level from `from` on, a word of the bitmap at a time.
   int next_level(int from) const {
-    for (int i = from; i < kPrioLimit; ++i)
-      if (bitmap_[i / 64] & (uint64_t{1} << (i % 64))) return i;
+    for (int w = from / 64; w < static_cast<int>(bitmap_.size()); ++w) {
+      uint64_t bits = bitmap_[w];
+      if (w == from / 64) bits &= ~uint64_t{0} << (from % 64);
+      if (bits) return w * 64 + std::countr_zero(bits);
+    }
     return kPrioLimit;
   }
 
@@ -472,6 +480,30 @@ class Bfs final : public SchedClass {
     CpuId target = kNoCpu;
     int highest_prio = -1;
     int64_t latest = 0;
+    if (flat_locality_ && allowed_everywhere(p)) {
+      // Every CPU at locality 0 and allowed: the loop's choice is the CPU of the worst
+      // running (priority, deadline), its own CPU among equals, else the lowest number.
+      target = worst_running_.top();
+      if (p.cpu != kNoCpu && worst_running_.key(p.cpu) == worst_running_.key(target))
+        target = p.cpu;
+      highest_prio = cpu_curr_prio_[target];
+      latest = cpu_curr_deadline_[target];
+    } else {
+      target = worst_running_loop(p, highest_prio, latest);
+    }
+    if (target == kNoCpu) return;
+    // As in 0.318's SMP code: at equal priority only a SCHED_NORMAL task is held back by
+    // its later deadline (the UP code holds back every policy).
+    if (pe.prio > highest_prio ||
+        (pe.prio == highest_prio && p.policy == SchedPolicy::kOther && pe.deadline >= latest))
+      return;
+    ctx_->resched(target);
+  }
+
+  // try_preempt()'s loop over the allowed CPUs: the worst priority, then the latest
+  // deadline less the cache distance, its own CPU among equals.
+  CpuId worst_running_loop(const Task& p, int& highest_prio, int64_t& latest) const {
+    CpuId target = kNoCpu;
     const int64_t timeslice = task_timeslice(p);
     for (CpuId c = 0; c < ctx_->cpus(); ++c) {
       if (!p.allowed_on(c)) continue;
@@ -486,14 +518,71 @@ class Bfs final : public SchedClass {
         target = c;
       }
     }
-    if (target == kNoCpu) return;
-    // As in 0.318's SMP code: at equal priority only a SCHED_NORMAL task is held back by
-    // its later deadline (the UP code holds back every policy).
-    if (pe.prio > highest_prio ||
-        (pe.prio == highest_prio && p.policy == SchedPolicy::kOther && pe.deadline >= latest))
-      return;
-    ctx_->resched(target);
+    return target;
   }
+
+  // rq->rq_prio and rq->rq_deadline of a CPU. A CPU without a current task has last
+  // picked nothing, which set (kPrioLimit, 0): what try_preempt's loop reads for it.
+  void set_running(CpuId cpu, int prio, int64_t deadline) {
+    cpu_curr_prio_[cpu] = prio;
+    cpu_curr_deadline_[cpu] = deadline;
+    worst_running_.set(cpu, prio, deadline);
+  }
+
+  std::string check_invariants() const override {
+    for (CpuId c = 0; c < ctx_->cpus(); ++c) {
+      if (!ctx_->curr(c) && (cpu_curr_prio_[c] != kPrioLimit || cpu_curr_deadline_[c] != 0))
+        return fmt::format("bfs: CPU {} runs nothing but keeps a running priority", c);
+      if (worst_running_.key(c) != WorstRunning::Key{cpu_curr_prio_[c], cpu_curr_deadline_[c]})
+        return fmt::format("bfs: CPU {}'s running priority is stale in the index", c);
+    }
+    if (!worst_running_.consistent()) return "bfs: the index of running priorities is broken";
+    return {};
+  }
+
+  // The CPU of the worst running (priority, deadline), the lowest number among equals: a
+  // tournament tree over the CPUs, O(log n) per change and O(1) to read.
+  class WorstRunning {
+   public:
+    struct Key {
+      int prio;
+      int64_t deadline;
+      bool operator==(const Key&) const = default;
+    };
+    void reset(int n) {
+      leaves_ = 1;
+      while (leaves_ < static_cast<size_t>(n)) leaves_ *= 2;
+      key_.assign(static_cast<size_t>(n), Key{kPrioLimit, 0});
+      node_.assign(2 * leaves_, kNoCpu);
+      for (size_t c = 0; c < key_.size(); ++c) node_[leaves_ + c] = static_cast<CpuId>(c);
+      for (size_t i = leaves_ - 1; i >= 1; --i) node_[i] = worse(node_[2 * i], node_[2 * i + 1]);
+    }
+    void set(CpuId cpu, int prio, int64_t deadline) {
+      key_[cpu] = Key{prio, deadline};
+      for (size_t i = (leaves_ + static_cast<size_t>(cpu)) / 2; i >= 1; i /= 2)
+        node_[i] = worse(node_[2 * i], node_[2 * i + 1]);
+    }
+    CpuId top() const { return node_.size() > 1 ? node_[1] : kNoCpu; }
+    const Key& key(CpuId cpu) const { return key_[cpu]; }
+    bool consistent() const {
+      for (size_t i = 1; i < leaves_; ++i)
+        if (node_[i] != worse(node_[2 * i], node_[2 * i + 1])) return false;
+      return true;
+    }
+
+   private:
+    CpuId worse(CpuId a, CpuId b) const {
+      if (a == kNoCpu) return b;
+      if (b == kNoCpu) return a;
+      const Key &x = key_[a], &y = key_[b];
+      if (x.prio != y.prio) return x.prio > y.prio ? a : b;
+      if (x.deadline != y.deadline) return x.deadline > y.deadline ? a : b;
+      return a < b ? a : b;
+    }
+    size_t leaves_ = 1;
+    std::vector<Key> key_;
+    std::vector<CpuId> node_;  // node_[1] the root; the leaves from leaves_ on
+  };
 
   int64_t base_rr_interval_ms_;
   bool scale_rr_;
@@ -505,6 +594,7 @@ class Bfs final : public SchedClass {
   std::array<uint64_t, 2> bitmap_{};
   std::vector<int> cpu_curr_prio_;
   std::vector<int64_t> cpu_curr_deadline_;   // the running task's deadline, as rq_deadline
+  WorstRunning worst_running_;               // the two above, indexed for try_preempt
   std::vector<CpuMask> cache_of_, core_of_;  // the other CPUs of each CPU's cache and core
   bool flat_locality_ = false;               // every CPU pair at locality 0
   std::array<LevelIndex, kPrioLimit - kMaxRtPrio> index_{};
