@@ -167,6 +167,47 @@ TEST(Bfs, ATaskFromAnotherDieIsPickedOnlyWhenItsWeightedDeadlineIsEarliest) {
   EXPECT_EQ(pick_on(86, 0), "X");
 }
 
+ScenarioOverrides preset(const char* name) {
+  ScenarioOverrides o;
+  o.policy = name;
+  return o;
+}
+
+// rr_interval at boot: 0.318 multiplies by 3/2 per doubling of the CPUs, 0.232 to 0.316
+// by 1 + ilog2(CPUs) (Conap30/htc_kernel_desirec_bfs @4761bf4c sched_init_smp). Two
+// hogs pinned to CPU 0 of 2 share it in slices of 9 ms (0.318) or 12 ms (0.311, 0.304,
+// 0.232); on the Q9300's 4 CPUs that is 13 against 18 ms.
+TEST(Bfs, ReleasesBefore0318ScaleTheSliceByOnePlusLogCpus) {
+  const std::string two_hogs = R"({"machine": {"cpus": 2, "hz": 1000}, "global": {"duration": 1},
+      "tasks": {"A": {"cpus": [0], "loop": -1, "run": 100000},
+                "B": {"cpus": [0], "loop": -1, "run": 100000}}})";
+  EXPECT_EQ(head(run_text(two_hogs, bfs()), 4), (Lines{"0 0 A", "9 0 B", "18 0 A", "27 0 B"}));
+  for (const char* release : {"bfs-0.311", "bfs-0.304", "bfs-0.232"})
+    EXPECT_EQ(head(run_text(two_hogs, preset(release)), 4),
+              (Lines{"0 0 A", "12 0 B", "24 0 A", "36 0 B"}))
+        << release;
+}
+
+// sched_yield on one CPU (rr 6 ms, nice-0 deadline now + 39): A runs 1 ms and yields, B
+// is a hog; both start with deadline 39. 0.318 keeps A's slice and deadline: B (first in
+// the list at the tie) runs 1-7 and is renewed to 46, then A's 39 wins at every yield
+// until its slice is spent at 12 (renewed to 51). 0.304/0.311 zero the slice at each
+// yield: A's deadline becomes 1 + 39 = 40, B runs 1-7 (renewed 46), A 7-8 (renewed 47),
+// B 8-14, A 14-15...
+TEST(Bfs, Releases0304To0316GiveAYieldingTaskANewDeadline) {
+  const std::string load = R"({"machine": {"cpus": 1, "hz": 1000}, "global": {"duration": 1},
+      "tasks": {"A": {"loop": -1, "run": 1000, "yield": 0},
+                "B": {"loop": -1, "run": 100000}}})";
+  EXPECT_EQ(head(run_text(load, bfs()), 4), (Lines{"0 0 A", "1 0 B", "7 0 A", "12 0 B"}));
+  for (const char* release : {"bfs-0.311", "bfs-0.304"})
+    EXPECT_EQ(head(run_text(load, preset(release)), 6),
+              (Lines{"0 0 A", "1 0 B", "7 0 A", "8 0 B", "14 0 A", "15 0 B"}))
+        << release;
+  // 0.232's yield was broken the same way as 0.318 keeps it (rr 6 ms on one CPU too).
+  EXPECT_EQ(head(run_text(load, preset("bfs-0.232")), 4),
+            (Lines{"0 0 A", "1 0 B", "7 0 A", "12 0 B"}));
+}
+
 // The indexed pick (a machine whose CPUs share one cache, tasks allowed everywhere)
 // makes exactly the choices of BFS's scan: the same event stream, event for event, on a
 // mixed load of hogs, sleepers, nice levels, BATCH, IDLEPRIO and an RT task.
