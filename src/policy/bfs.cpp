@@ -67,6 +67,13 @@ constexpr int kIsoPrio = 100, kNormalPrio = 101, kIdlePrio = 102, kPrioLimit = 1
     "sched_yield() zeroes the slice: a new slice and deadline (0.318 and <= 0.303 keep both)")   \
   X(bool, idleprio_deadline_offset, false, params::any(), "BFS 0.232-0.304",                     \
     "a SCHED_IDLEPRIO task's new deadline lies a further nice-19 offset ahead")                  \
+  X(std::string, idle_cpu_choice, "ranked", params::one_of({"ranked", "nearest", "first"}),      \
+    "BFS 0.310-0.318",                                                                           \
+    "waking onto idle CPUs: ranked by busy cache/SMT partners (0.310+), nearest by cache "       \
+    "(0.302-0.304: own, then CPU order), first (0.232: own, then CPU order)")                    \
+  X(bool, cache_distance, true, params::any(), "BFS 0.302-0.318",                                \
+    "deadlines offset by locality x timeslice in the pick and wake-up (0.232: none), and at "    \
+    "equal priority a non-NORMAL waker preempts (0.232: only an earlier NORMAL one)")            \
   X(bool, scan_pick, false, params::any(), "schedlab",                                           \
     "always scan the queue as BFS does (0: an exact index where every CPU shares a cache; the "  \
     "same choices, faster)")
@@ -81,6 +88,10 @@ class Bfs final : public SchedClass {
         iso_decay_multiplicative_(p.iso_decay_multiplicative),
         yield_expires_(p.yield_expires),
         idleprio_offset_(p.idleprio_deadline_offset),
+        idle_choice_(p.idle_cpu_choice == "first"     ? IdleChoice::kFirst
+                     : p.idle_cpu_choice == "nearest" ? IdleChoice::kNearest
+                                                      : IdleChoice::kRanked),
+        cache_distance_(p.cache_distance),
         iso_cpu_(p.iso_cpu),
         scan_pick_(p.scan_pick) {}
 
@@ -108,9 +119,10 @@ class Bfs final : public SchedClass {
     locality_.assign(static_cast<size_t>(n) * n, 0);
     for (CpuId a = 0; a < n; ++a)
       for (CpuId b = 0; b < n; ++b)
-        locality_[a * n + b] = a == b || m.same_core(a, b) || m.same_llc(a, b) ? 0
-                               : m.same_package(a, b)                          ? 1
-                                                                               : 3;
+        locality_[a * n + b] = !cache_distance_ || a == b || m.same_core(a, b) || m.same_llc(a, b)
+                                   ? 0  // 0.232 has no cache distance (cm-kernel @77ada37e)
+                               : m.same_package(a, b) ? 1
+                                                      : 3;
     cpu_curr_prio_.assign(n, kPrioLimit);
     cpu_curr_deadline_.assign(n, 0);
     flat_locality_ = !scan_pick_ &&
@@ -155,7 +167,7 @@ class Bfs final : public SchedClass {
   CpuId select_cpu(Task& t, CpuId prev, const WakeInfo& how) override {
     CpuId cpu = how.kind == WakeKind::kFork && how.waker_cpu != kNoCpu ? how.waker_cpu : prev;
     if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed._Find_first());
-    const CpuId idle = best_idle_cpu(t, cpu);
+    const CpuId idle = idle_cpu_for(t, cpu);
     return idle != kNoCpu ? idle : cpu;
   }
 
@@ -496,8 +508,31 @@ class Bfs final : public SchedClass {
     return best;
   }
 
+  // The idle CPU a release wakes for p, looking from `from` (task_cpu(p)).
+  CpuId idle_cpu_for(const Task& p, CpuId from) const {
+    return idle_choice_ == IdleChoice::kRanked ? best_idle_cpu(p, from)
+                                               : idle_cpu_before_0310(p, from);
+  }
+
+  // 0.232 and 0.302-0.304's try_preempt(): the task's own CPU if it is idle; else, in CPU
+  // order, the first idle one (0.232, cm-kernel @77ada37e l.1041-1066) or the first of
+  // the nearest by cache distance (0.304: an idle rq counts as prio PRIO_LIMIT with
+  // offset -cache_distance, the latest offset wins; Conap30 @52d5a108 l.1095-1122).
+  CpuId idle_cpu_before_0310(const Task& p, CpuId from) const {
+    const CpuMask candidates = p.allowed & ctx_->idle_cpus();
+    if (candidates.none()) return kNoCpu;
+    if (candidates.test(static_cast<size_t>(from))) return from;
+    CpuId best = kNoCpu;
+    for (CpuId c = 0; c < ctx_->cpus(); ++c) {
+      if (!candidates.test(static_cast<size_t>(c))) continue;
+      if (idle_choice_ == IdleChoice::kFirst) return c;
+      if (best == kNoCpu || locality(from, c) < locality(from, best)) best = c;
+    }
+    return best;
+  }
+
   void resched_best_idle(const Task& p) {
-    const CpuId best = best_idle_cpu(p, p.cpu);
+    const CpuId best = idle_cpu_for(p, p.cpu);
     if (best != kNoCpu) ctx_->resched(best);
   }
 
@@ -532,12 +567,18 @@ class Bfs final : public SchedClass {
     if (pe.prio > highest_prio ||
         (pe.prio == highest_prio && p.policy == SchedPolicy::kOther && pe.deadline >= latest))
       return;
+    // 0.232's task_preempts_curr() (cm-kernel @77ada37e l.1019-1029): at equal priority
+    // only a SCHED_NORMAL task with an earlier deadline preempts.
+    if (!cache_distance_ && pe.prio == highest_prio && p.policy != SchedPolicy::kOther) return;
     ctx_->resched(target);
   }
 
   int64_t base_rr_interval_ms_;
   bool scale_rr_, scale_rr_ilog2_;
   bool iso_decay_multiplicative_, yield_expires_, idleprio_offset_;
+  enum class IdleChoice : uint8_t { kRanked, kNearest, kFirst };
+  IdleChoice idle_choice_;
+  bool cache_distance_;
   int64_t rr_interval_ms_ = 6;
   std::array<int64_t, 40> prio_ratios_{};
   std::vector<int> locality_;
@@ -577,12 +618,15 @@ BfsParams bfs_0304() {
   BfsParams p = bfs_0311();
   p.iso_decay_multiplicative = true;
   p.idleprio_deadline_offset = true;
+  p.idle_cpu_choice = "nearest";
   return p;
 }
 
 BfsParams bfs_0232() {
   BfsParams p = bfs_0304();
   p.yield_expires = false;  // broken: schedule() restored the slice and deadline
+  p.idle_cpu_choice = "first";
+  p.cache_distance = false;
   return p;
 }
 
@@ -592,11 +636,12 @@ std::vector<PolicyInfo> bfs_policies() {
   return {bfs_info("bfs", "BFS 0.318 (the newest modelled; see bfs-0.232, bfs-0.304, bfs-0.311)"),
           bfs_info("bfs-0.232",
                    "BFS 0.232 (Sept 2009): the nearest found to 220/221 of E1/E2, which were "
-                   "not found; rr 1 + ilog2(CPUs), yield keeps the deadline, ISO decay x(P-1)/P",
+                   "not found; rr 1 + ilog2(CPUs), no cache distance, first idle CPU, yield "
+                   "keeps the deadline, ISO decay x(P-1)/P",
                    bfs_0232()),
           bfs_info("bfs-0.304",
-                   "BFS 0.304 (Oct 2009, E4): rr 1 + ilog2(CPUs), yield sets a new deadline, "
-                   "ISO decay x(P-1)/P, IDLEPRIO deadline offset",
+                   "BFS 0.304 (Oct 2009, E4): rr 1 + ilog2(CPUs), nearest idle CPU, yield sets "
+                   "a new deadline, ISO decay x(P-1)/P, IDLEPRIO deadline offset",
                    bfs_0304()),
           bfs_info("bfs-0.311",
                    "BFS 0.311 (Dec 2009, E3): rr 1 + ilog2(CPUs), yield sets a new deadline",
