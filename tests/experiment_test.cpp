@@ -199,7 +199,7 @@ TEST(Reproduce, WritesTablesPlotsAndAReportThatReferencesEveryPlot) {
   // The parameters in effect, defaults included, and the version.
   EXPECT_NE(html.find("cfs-2.6.31: NEW_FAIR_SLEEPERS=1"), std::string::npos);
   EXPECT_NE(html.find("sched_latency_ns=20000000"), std::string::npos);
-  EXPECT_NE(html.find("bfs: rr_interval=6"), std::string::npos);
+  EXPECT_NE(html.find("bfs-0.232: rr_interval=6"), std::string::npos);
 }
 
 // The terminal table lists points and schedulers in sweep order, however the runs finish.

@@ -265,21 +265,28 @@ Engine::StepResult Engine::step_spin_lock(CpuId cpu, Task& t, Exec& x, const Ste
   return StepResult::kBurst;  // the step is done once the lock is ours
 }
 
+// An advance wakes the waiters whose target it reaches; a recheck waiter (a condition
+// variable broadcast, as x264_frame_cond_broadcast) wakes whatever its target, and one
+// not yet satisfied goes back to its wait step to check again and sleep.
 Engine::StepResult Engine::step_advance(CpuId cpu, Task& t, const Step& s) {
   CounterState& c = sync_.counters[s.object];
   c.value += s.amount;
-  auto reached = std::stable_partition(c.waiters.begin(), c.waiters.end(),
-                                       [&](const auto& w) { return w.second > c.value; });
-  std::vector<std::pair<TaskId, int64_t>> woken(reached, c.waiters.end());
-  c.waiters.erase(reached, c.waiters.end());
-  for (const auto& w : woken) wake(tasks_[w.first], WakeInfo{WakeKind::kWakeup, cpu, false}, t.id);
+  auto woken_begin = std::stable_partition(
+      c.waiters.begin(), c.waiters.end(),
+      [&](const CounterWaiter& w) { return w.target > c.value && !w.recheck; });
+  std::vector<CounterWaiter> woken(woken_begin, c.waiters.end());
+  c.waiters.erase(woken_begin, c.waiters.end());
+  for (const CounterWaiter& w : woken) {
+    if (w.target > c.value) --execs_[w.task].step;  // back to its wait_progress step
+    wake(tasks_[w.task], WakeInfo{WakeKind::kWakeup, cpu, false}, t.id);
+  }
   return StepResult::kContinue;
 }
 
 Engine::StepResult Engine::step_wait_progress(Task& t, const Step& s) {
   CounterState& c = sync_.counters[s.object];
   if (c.value >= s.amount) return StepResult::kContinue;
-  c.waiters.emplace_back(t.id, s.amount);
+  c.waiters.push_back(CounterWaiter{t.id, s.amount, s.recheck});
   block(t, BlockReason::kProgress, s.object);
   return StepResult::kStop;
 }

@@ -50,6 +50,9 @@ struct Step {
   bool absolute = false;  // timer mode
   bool sync = false;      // sem_post: a sync wake-up (the poster is about to block, as a
                           // pipe or socket write followed by a read)
+  bool recheck = false;   // wait_progress: a condition-variable waiter woken by every
+                          // advance (pthread_cond_broadcast), which re-checks its target
+                          // and waits again if it is not met
 };
 
 // What to do once a spinlock's spinning has failed (docs/workloads/oltp.md).
