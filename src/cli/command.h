@@ -29,5 +29,7 @@ Command add_analyze(CLI::App& parent);
 Command add_sweep(CLI::App& parent);
 Command add_reproduce(CLI::App& parent);
 Command add_merge(CLI::App& parent);
+Command add_extract(CLI::App& parent);
+Command add_replay_check(CLI::App& parent);
 
 }  // namespace schedlab
