@@ -335,17 +335,19 @@ TEST(ExtractRecorded, HackbenchThreads) {
 
 // The committed extraction is what extract writes today, byte for byte.
 TEST(ExtractRecorded, CommittedWorkloadsAreCurrent) {
-  for (const std::string m : {"threads", "processes"}) {
-    const std::string trace = "tests/data/replay/hackbench-" + m + ".txt";
+  const std::pair<std::string, std::string> recordings[] = {{"hackbench-threads", "hackbench*"},
+                                                            {"hackbench-processes", "hackbench*"},
+                                                            {"x264-threads4", "x264*"}};
+  for (const auto& [name, comm] : recordings) {
+    const std::string trace = "tests/data/replay/" + name + ".txt";
     ExtractOptions o;
-    o.comm_patterns = {"hackbench*"};
+    o.comm_patterns = {comm};
     const ExtractedWorkload w =
         extract_trace_file(std::string(SCHEDLAB_SOURCE_DIR) + "/" + trace, o);
-    std::ifstream in(std::string(SCHEDLAB_SOURCE_DIR) + "/tests/data/replay/hackbench-" + m +
-                     ".json");
+    std::ifstream in(std::string(SCHEDLAB_SOURCE_DIR) + "/tests/data/replay/" + name + ".json");
     std::stringstream committed;
     committed << in.rdbuf();
-    EXPECT_EQ(scenario_json(w, trace, ""), committed.str()) << m;
+    EXPECT_EQ(scenario_json(w, trace, ""), committed.str()) << name;
   }
 }
 

@@ -35,7 +35,7 @@ int extract(const ExtractArgs& a, std::ostream& out, std::ostream& err) {
   o.from_ns = seconds_ns(a.from_s);
   o.to_ns = seconds_ns(a.to_s);
   if (o.to_ns >= 0 && o.from_ns >= 0 && o.to_ns <= o.from_ns)
-    throw InputError("", "--to", "the window ends before it starts");
+    throw InputError(a.trace_file, "--to", "the window ends before it starts");
   o.exact = a.exact;
   o.tolerance_percent = a.tolerance;
   FtraceStats stats;

@@ -31,5 +31,6 @@ Command add_reproduce(CLI::App& parent);
 Command add_merge(CLI::App& parent);
 Command add_extract(CLI::App& parent);
 Command add_replay_check(CLI::App& parent);
+Command add_record_workload(CLI::App& host);
 
 }  // namespace schedlab

@@ -247,7 +247,10 @@ void WorkloadExtractor::task_created(const TaskInfo& t) {
   const bool any = o.comm_patterns.empty() && o.pids.empty();
   // a thread forked by a selected one belongs to the selection (a process tree)
   const bool child = t.parent != kNoTask && s_->sel(t.parent) != nullptr;
-  f.selected = t.workload && (any || by_comm || by_pid || child);
+  const bool command = o.children_of > 0 && t.parent != kNoTask &&
+                       static_cast<size_t>(t.parent) < s_->tasks.size() &&
+                       s_->tasks[static_cast<size_t>(t.parent)].info.pid == o.children_of;
+  f.selected = t.workload && ((any && o.children_of <= 0) || by_comm || by_pid || child || command);
   f.out.name = t.name;
   f.out.pid = t.pid;
   f.out.tgid = t.tgid;
@@ -318,7 +321,7 @@ ExtractedWorkload WorkloadExtractor::result(const std::string& file) {
   }
   if (out.tasks.empty())
     throw InputError(file, "selection",
-                     s.opt.comm_patterns.empty() && s.opt.pids.empty()
+                     s.opt.comm_patterns.empty() && s.opt.pids.empty() && s.opt.children_of <= 0
                          ? "the trace shows no thread of the workload in the window"
                          : "no thread of the trace matches the selection (--comm / --pid)");
   if (s.wakeups == 0)
