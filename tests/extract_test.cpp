@@ -235,6 +235,26 @@ TEST(Extract, WakersFromWakingLines) {
   EXPECT_EQ(plain.others, (std::vector<TaskId>{kNoTask, kNoTask, kNoTask}));
 }
 
+// A wake-up in softirq context (loopback networking) has no waker unless asked.
+TEST(Extract, SoftirqWakersOnlyWhenAsked) {
+  const std::string text =
+      "# tracer: nop\n#P:2\n"
+      "  a-10 [000] d..2  1.000000: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 "
+      "prev_state=S ==> next_comm=b next_pid=11 next_prio=120\n"
+      "  b-11 [000] d.s3  1.001000: sched_waking: comm=a pid=10 prio=120 target_cpu=001\n"
+      "  <idle>-0 [001] d..3  1.001010: sched_wakeup: comm=a pid=10 prio=120 target_cpu=001\n"
+      "  <idle>-0 [001] d..2  1.001020: sched_switch: prev_comm=swapper/1 prev_pid=0 "
+      "prev_prio=120 prev_state=R ==> next_comm=a next_pid=10 next_prio=120\n";
+  EXPECT_TRUE(extract_text(text).edges.empty());
+  std::istringstream in(text);
+  ExtractOptions o;
+  WorkloadExtractor x(o);
+  FtraceOptions read;
+  read.wakers = read.softirq_wakers = true;
+  parse_ftrace(in, "trace.txt", x, {}, read);
+  EXPECT_EQ(edge_names(x.result("trace.txt")), (std::set<std::string>{"b>a"}));
+}
+
 TEST(Extract, BadInputNamesWhatIsMissing) {
   const std::string no_wakeups =
       "# tracer: nop\n#P:1\n"

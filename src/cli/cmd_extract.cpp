@@ -20,7 +20,7 @@ struct ExtractArgs {
   std::vector<std::string> comms;
   std::vector<int64_t> pids;
   double from_s = -1, to_s = -1;
-  bool exact = false;
+  bool exact = false, softirq = false;
   int tolerance = 10;
 };
 
@@ -37,6 +37,7 @@ int extract(const ExtractArgs& a, std::ostream& out, std::ostream& err) {
   if (o.to_ns >= 0 && o.from_ns >= 0 && o.to_ns <= o.from_ns)
     throw InputError(a.trace_file, "--to", "the window ends before it starts");
   o.exact = a.exact;
+  o.softirq_wakers = a.softirq;
   o.tolerance_percent = a.tolerance;
   FtraceStats stats;
   const ExtractedWorkload w = extract_trace_file(a.trace_file, o, &stats);
@@ -80,6 +81,9 @@ Command add_extract(CLI::App& parent) {
   cmd->add_option("--to", a->to_s, "end of the window, seconds from the trace's start")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--exact", a->exact, "keep every burst (no loops)");
+  cmd->add_flag("--softirq-wakers", a->softirq,
+                "a wake-up in soft-interrupt context is the interrupted task's (loopback "
+                "networking; a timer softirq would give a false edge)");
   cmd->add_option("--tolerance", a->tolerance,
                   "percent within which repeated steps form a loop and wake-ups a timer "
                   "(default 10; at least 2 us)")

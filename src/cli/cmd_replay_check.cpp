@@ -18,7 +18,7 @@ struct ReplayCheckArgs {
   std::string trace_file, policy, machine;
   std::vector<std::string> comms;
   std::vector<int64_t> pids;
-  bool exact = false, host = false;
+  bool exact = false, host = false, softirq = false;
 };
 
 int replay_check_cmd(const ReplayCheckArgs& a, std::ostream& out, std::ostream& err) {
@@ -26,6 +26,7 @@ int replay_check_cmd(const ReplayCheckArgs& a, std::ostream& out, std::ostream& 
   o.comm_patterns = a.comms;
   o.pids = a.pids;
   o.exact = a.exact;
+  o.softirq_wakers = a.softirq;
   const std::string policy = a.policy.empty() ? model_for_kernel(host_kernel_release()) : a.policy;
   std::optional<Machine> machine;
   if (a.host) machine = host_machine();
@@ -52,6 +53,7 @@ Command add_replay_check(CLI::App& parent) {
   cmd->add_option("--comm", a->comms, "select threads by name pattern (as extract)");
   cmd->add_option("--pid", a->pids, "select a thread or thread group (as extract)");
   cmd->add_flag("--exact", a->exact, "no loops");
+  cmd->add_flag("--softirq-wakers", a->softirq, "as extract");
   return {cmd,
           [a](std::ostream& out, std::ostream& err) { return replay_check_cmd(*a, out, err); }};
 }

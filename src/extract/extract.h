@@ -27,9 +27,10 @@ namespace schedlab {
 struct ExtractOptions {
   std::vector<std::string> comm_patterns;  // shell patterns on the task's name or comm
   std::vector<int64_t> pids;               // a pid or a tgid
-  int64_t children_of = 0;  // > 0: the threads this pid forks (a recorder's command)
+  int64_t children_of = 0;                 // > 0: the threads this pid forks (a recorder's command)
   Time from_ns = -1, to_ns = -1;           // the stream's clock (0 = the trace's start)
   bool exact = false;                      // no loops: every burst kept
+  bool softirq_wakers = false;             // FtraceOptions::softirq_wakers
   int tolerance_percent = 10;              // loop and timer matching
   Time tolerance_floor_ns = 2000;          // ... and at least this much
   int timer_min_periods = 4;               // wake-ups needed to call a task periodic

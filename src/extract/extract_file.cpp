@@ -9,6 +9,7 @@ ExtractedWorkload extract_trace_file(const std::string& path, const ExtractOptio
   WorkloadExtractor extractor(options);
   FtraceOptions read;
   read.wakers = true;
+  read.softirq_wakers = options.softirq_wakers;
   const FtraceStats s = parse_trace_file(path, extractor, {}, read);
   if (stats) *stats = s;
   return extractor.result(path);

@@ -64,6 +64,7 @@ ReplayCheck replay_check(const std::string& trace, const ExtractOptions& options
   both.add(&real);
   FtraceOptions read;
   read.wakers = true;
+  read.softirq_wakers = options.softirq_wakers;
   parse_trace_file(trace, both, {}, read);
   c.workload = extractor.result(trace);
   c.scenario =

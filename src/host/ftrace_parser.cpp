@@ -281,12 +281,12 @@ class LineParser {
     r.ctx = std::move(ctx);
     error_.clear();
     if (event == "sched_waking") {
-      waking(fields, r, in_interrupt(flags));
+      waking(fields, r, context_of_flags(flags));
       return error_.empty();
     }
     if (!convert(event, fields, r)) return true;  // not a sched event we read
     if (!error_.empty()) return false;
-    if (r.kind == Kind::kWakeup) r.waker = waker_of(r, in_interrupt(flags));
+    if (r.kind == Kind::kWakeup) waker_of(r, context_of_flags(flags));
     ++stats.events;
     records.push_back(std::move(r));
     return true;
@@ -444,34 +444,51 @@ class LineParser {
   // 4.x often on the target CPU (ttwu_queue's IPI, or the idle task): the waker of a
   // wake-up is the task its waking line ran in, or without one the wake-up line's; none
   // when that line ran in interrupt context or in the idle task.
-  void waking(std::string_view fields, Record& r, bool irq) {
+  // In a soft interrupt the line's task is the one the softirq ran over: the waker only
+  // when asked (FtraceOptions::softirq_wakers), as loopback networking's is.
+  enum class Context : uint8_t { kTask, kSoftirq, kHardirq };
+  struct Waker {
+    Side side;
+    bool softirq = false;
+  };
+
+  Waker waker_in(const Record& r, int64_t wakee, Context c) const {
+    if (c == Context::kHardirq || r.ctx.pid <= 0 || r.ctx.pid == wakee) return {};
+    return {r.ctx, c == Context::kSoftirq};
+  }
+
+  void waking(std::string_view fields, Record& r, Context c) {
     Record w;
     wakeup_fields(fields, w, "sched_waking");
     if (!error_.empty()) return;
     // pid -1: a waking line seen, in no task's context
-    pending_waker_[w.a.pid] = irq || r.ctx.pid <= 0 || r.ctx.pid == w.a.pid ? Side{} : r.ctx;
+    pending_waker_[w.a.pid] = waker_in(r, w.a.pid, c);
   }
 
-  Side waker_of(const Record& r, bool irq) {
-    const auto it = pending_waker_.find(r.a.pid);
-    if (it != pending_waker_.end()) {
-      Side s = it->second;
+  void waker_of(Record& r, Context c) {
+    Waker w;
+    if (const auto it = pending_waker_.find(r.a.pid); it != pending_waker_.end()) {
+      w = it->second;
       pending_waker_.erase(it);
-      return s;
+    } else {
+      w = waker_in(r, r.a.pid, c);
     }
-    if (irq || r.ctx.pid <= 0 || r.ctx.pid == r.a.pid) return {};
-    return r.ctx;
+    r.waker = std::move(w.side);
+    r.waker_softirq = w.softirq;
   }
 
-  // The flags column's third character: h/H hard interrupt, s soft interrupt, z/Z NMI
+  // The flags column's third character: h/H hard interrupt, z/Z NMI, s soft interrupt
   // (kernel/trace/trace_output.c, trace_print_lat_fmt).
-  static bool in_interrupt(std::string_view flags) {
-    return flags.size() >= 3 && std::string_view("hHszZ").find(flags[2]) != std::string_view::npos;
+  static Context context_of_flags(std::string_view flags) {
+    if (flags.size() < 3) return Context::kTask;
+    if (flags[2] == 's') return Context::kSoftirq;
+    return std::string_view("hHzZ").find(flags[2]) != std::string_view::npos ? Context::kHardirq
+                                                                             : Context::kTask;
   }
 
   std::string file_;
   std::string error_;
-  std::map<int64_t, Side> pending_waker_;  // pid -> the context of its last sched_waking
+  std::map<int64_t, Waker> pending_waker_;  // pid -> the context of its last sched_waking
   Time last_time_ = 0;
   bool seen_time_ = false;
   std::vector<size_t> pending_lost_;  // lost-event lines before any timestamp

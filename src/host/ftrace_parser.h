@@ -39,6 +39,9 @@ struct FtraceOptions {
   // sched_wakeup line, ran in; kNoTask from interrupt context or the idle task), as
   // workload extraction needs; off, `other` stays kNoTask as analyze has always had it.
   bool wakers = false;
+  // A wake-up in soft-interrupt context is the interrupted task's (loopback networking
+  // delivers in the sender's softirq; a timer softirq would make a false waker).
+  bool softirq_wakers = false;
 };
 
 // Reads the whole trace, then replays it into `sink` with times relative to the first

@@ -166,6 +166,7 @@ class Replay {
   // A waker seen only on a waking line may be a task no other line names.
   TaskId waker(const Record& r) const {
     if (!options_.wakers || r.kind != Kind::kWakeup || r.waker.pid <= 0) return kNoTask;
+    if (r.waker_softirq && !options_.softirq_wakers) return kNoTask;
     const auto it = id_of_.find(r.waker.pid);
     return it == id_of_.end() ? kNoTask : it->second;
   }
