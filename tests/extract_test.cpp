@@ -357,6 +357,8 @@ TEST(ExtractRecorded, HackbenchThreads) {
 TEST(ExtractRecorded, CommittedWorkloadsAreCurrent) {
   const std::pair<std::string, std::string> recordings[] = {{"hackbench-threads", "hackbench*"},
                                                             {"hackbench-processes", "hackbench*"},
+                                                            {"x264-threads1", "x264*"},
+                                                            {"x264-threads2", "x264*"},
                                                             {"x264-threads4", "x264*"}};
   for (const auto& [name, comm] : recordings) {
     const std::string trace = "tests/data/replay/" + name + ".txt";
