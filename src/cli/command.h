@@ -32,5 +32,8 @@ Command add_merge(CLI::App& parent);
 Command add_calibrate(CLI::App& parent);
 Command add_validate(CLI::App& parent);
 Command add_completion(CLI::App& parent);
+Command add_extract(CLI::App& parent);
+Command add_replay_check(CLI::App& parent);
+Command add_record_workload(CLI::App& host);
 
 }  // namespace schedlab

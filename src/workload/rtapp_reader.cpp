@@ -323,7 +323,14 @@ class RtAppParser {
         break;
       case Op::kRuntime:
       case Op::kSleep:
-        s.duration_ns = r_.duration(v, key, kNsPerUs);
+        // schedlab's {"ns": N}: nanoseconds, as `extract` writes the bursts it measured
+        if (v.is_object()) {
+          for (const auto& [k, _] : v.members)
+            if (k != "ns") r_.fail(key + "." + k, "unknown key (a duration object has only ns)");
+          s.duration_ns = r_.duration(r_.required(v, key, "ns"), key + ".ns", 1);
+        } else {
+          s.duration_ns = r_.duration(v, key, kNsPerUs);
+        }
         break;
       case Op::kMem:
       case Op::kIoRun:
