@@ -311,26 +311,27 @@ class RtAppParser {
     return phase;
   }
 
+  // A run/runtime/sleep length: rt-app's microseconds, or schedlab's {"ns": N} in
+  // nanoseconds, as `extract` writes the bursts it measured.
+  Time step_duration(const JValue& v, const std::string& key) {
+    if (!v.is_object()) return r_.duration(v, key, kNsPerUs);
+    for (const auto& [k, _] : v.members)
+      if (k != "ns") r_.fail(key + "." + k, "unknown key (a duration object has only ns)");
+    return r_.duration(r_.required(v, key, "ns"), key + ".ns", 1);
+  }
+
   Step read_step(Op op, const JValue& v, const std::string& key, size_t task, size_t phase,
                  size_t index) {
     Step s;
     s.op = op;
     switch (op) {
       case Op::kRun:
-        s.duration_ns = v.kind == JValue::Kind::kInt && v.integer == -1
-                            ? kEndlessRun
-                            : r_.duration(v, key, kNsPerUs);
+        s.duration_ns =
+            v.kind == JValue::Kind::kInt && v.integer == -1 ? kEndlessRun : step_duration(v, key);
         break;
       case Op::kRuntime:
       case Op::kSleep:
-        // schedlab's {"ns": N}: nanoseconds, as `extract` writes the bursts it measured
-        if (v.is_object()) {
-          for (const auto& [k, _] : v.members)
-            if (k != "ns") r_.fail(key + "." + k, "unknown key (a duration object has only ns)");
-          s.duration_ns = r_.duration(r_.required(v, key, "ns"), key + ".ns", 1);
-        } else {
-          s.duration_ns = r_.duration(v, key, kNsPerUs);
-        }
+        s.duration_ns = step_duration(v, key);
         break;
       case Op::kMem:
       case Op::kIoRun:
