@@ -50,18 +50,25 @@ bool to_int(std::string_view s, int64_t& v) {
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
-// SECS.FRACTION (any number of fraction digits) in ns.
-bool to_time(std::string_view s, Time& t) {
+// SECS.FRACTION (up to 9 fraction digits) in ns. kOutOfRange: a number of seconds that is
+// negative or more than an int64 count of nanoseconds holds.
+enum class Stamp { kOk, kNotATime, kOutOfRange };
+Stamp to_time(std::string_view s, Time& t) {
   const auto dot = s.find('.');
+  const std::string_view whole = s.substr(0, dot);
   int64_t secs = 0, frac = 0;
-  if (!to_int(s.substr(0, dot), secs)) return false;
+  const auto r = std::from_chars(whole.data(), whole.data() + whole.size(), secs);
+  if (r.ptr != whole.data() + whole.size() || whole.empty()) return Stamp::kNotATime;
+  if (r.ec == std::errc::result_out_of_range) return Stamp::kOutOfRange;
+  if (r.ec != std::errc()) return Stamp::kNotATime;
   if (dot != std::string_view::npos) {
     std::string_view f = s.substr(dot + 1);
-    if (f.size() > 9 || !to_int(f, frac)) return false;
+    if (f.size() > 9 || !to_int(f, frac) || frac < 0) return Stamp::kNotATime;
     for (size_t i = f.size(); i < 9; ++i) frac *= 10;
   }
+  if (secs < 0 || secs > (INT64_MAX - frac) / kNsPerSec) return Stamp::kOutOfRange;
   t = secs * kNsPerSec + frac;
-  return true;
+  return Stamp::kOk;
 }
 
 // The value of `key=` in a field list, up to the next known key (values such as comm may
@@ -125,8 +132,12 @@ class Parser {
     if (text.empty()) return;
     if (text.front() == '#') {
       if (const size_t p = text.find("#P:"); p != std::string_view::npos) {
+        std::string_view count = trim(text.substr(p + 3));
+        count = count.substr(0, count.find(' '));
         int64_t n = 0;
-        if (to_int(text.substr(p + 3), n)) header_cpus_ = static_cast<int>(n);
+        if (!count.empty() && (!to_int(count, n) || n < 1 || n > kMaxCpus))
+          fail(number, fmt::format("#P:{} is outside 1..{}", count, kMaxCpus));
+        if (!count.empty()) header_cpus_ = static_cast<int>(n);
       }
       return;
     }
@@ -144,6 +155,8 @@ class Parser {
       const size_t close = text.find(']', open);
       int64_t cpu = 0;
       if (close != std::string_view::npos && to_int(text.substr(open + 2, close - open - 2), cpu)) {
+        if (cpu < 0 || cpu >= kMaxCpus)  // an index into per-CPU tables from here on
+          fail(number, fmt::format("CPU {} is outside 0..{}", cpu, kMaxCpus - 1));
         parse_after_cpu(text.substr(close + 1), static_cast<CpuId>(cpu), number,
                         context_of(text.substr(0, open)));
         return;
@@ -183,10 +196,19 @@ class Parser {
     if (const size_t sp = stamp.rfind(' '); sp != std::string_view::npos)
       stamp = stamp.substr(sp + 1);  // after the flags column
     Time time = 0;
-    if (!to_time(stamp, time)) {
+    const Stamp parsed = to_time(stamp, time);
+    if (parsed == Stamp::kOutOfRange)
+      fail(number, fmt::format("timestamp {} is outside 0..{} s", stamp, INT64_MAX / kNsPerSec));
+    if (parsed == Stamp::kNotATime) {
       ++stats.skipped_lines;
       return;
     }
+    // A CPU's ring buffer is in time order; a step back is a damaged or spliced file.
+    Time& last = last_time_[static_cast<size_t>(cpu)];
+    if (time < last)
+      fail(number, fmt::format("time goes backwards on CPU {}: {} after {}.{:09}", cpu, stamp,
+                               last / kNsPerSec, last % kNsPerSec));
+    last = time;
     rest = rest.substr(colon + 2);
     colon = rest.find(": ");
     const std::string_view event = trim(rest.substr(0, colon));
@@ -305,6 +327,7 @@ class Parser {
 
   std::string file_;
   std::string error_;
+  std::vector<Time> last_time_ = std::vector<Time>(kMaxCpus, 0);  // per CPU
 };
 
 struct TaskRow {
