@@ -3,10 +3,14 @@
 // the file and the line, never a crash or garbage metrics.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "analysis/analyzer.h"
+#include "cli/cli.h"
 #include "host/ftrace_parser.h"
+#include "report/json_text.h"
+#include "temp_dir.h"
 #include "util/error.h"
 
 namespace schedlab {
@@ -84,6 +88,40 @@ TEST(HostileTrace, TimeGoingBackwardsOnACpuIsAnError) {
       "c-103 [001] d..2. 1.000050: sched_switch: prev_comm=c prev_pid=103 prev_prio=120 "
       "prev_state=S ==> next_comm=d next_pid=104 next_prio=120\n";
   EXPECT_EQ(error_of(other_cpu), "");
+}
+
+// A process may name itself with any bytes; the JSON writers escape what is not UTF-8
+// (finding 10: "internal error" from the JSON library before).
+TEST(HostileTrace, ANonUtf8CommIsEscapedInJsonOutputs) {
+  const std::string comm = "x\xff\xfey\xc3\xa9";  // two stray bytes, then a valid "é"
+  const test::TempDir dir;
+  const std::string trace =
+      dir.write("t.txt",
+                "a-101 [000] d..2. 1.000100: sched_switch: prev_comm=a prev_pid=101 "
+                "prev_prio=120 prev_state=S ==> next_comm=" +
+                    comm + " next_pid=102 next_prio=120\n" + comm +
+                    "-102 [000] d..2. 1.000300: sched_switch: prev_comm=" + comm +
+                    " prev_pid=102 prev_prio=120 prev_state=S ==> next_comm=a next_pid=101 "
+                    "next_prio=120\n");
+  std::ostringstream out, err;
+  ASSERT_EQ(cli_main({"analyze", trace, "--json", "--trace", dir.file("p.json")}, out, err), 0)
+      << err.str();
+  const auto metrics = nlohmann::json::parse(out.str());
+  bool found = false;
+  for (const auto& t : metrics["tasks"]) found |= t["name"] == "x\\xff\\xfey\xc3\xa9";
+  EXPECT_TRUE(found) << out.str();
+  const auto perfetto = nlohmann::json::parse(test::read_all(dir.file("p.json")));
+  EXPECT_NE(perfetto.dump().find("x\\\\xff\\\\xfey"), std::string::npos);
+}
+
+TEST(JsonText, OnlyStrayBytesAreEscaped) {
+  EXPECT_EQ(utf8_or_escaped("plain"), "plain");
+  EXPECT_EQ(utf8_or_escaped("\xe2\x82\xac"), "\xe2\x82\xac");              // the euro sign, valid
+  EXPECT_EQ(utf8_or_escaped("\xe2\x82"), "\\xe2\\x82");                    // cut short
+  EXPECT_EQ(utf8_or_escaped("\xc0\xaf"), "\\xc0\\xaf");                    // overlong '/'
+  EXPECT_EQ(utf8_or_escaped("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a surrogate
+  EXPECT_EQ(utf8_or_escaped("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // > U+10FFFF
+  EXPECT_EQ(json_string("a\"\xff"), "\"a\\\"\\\\xff\"");
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "analysis/analyzer.h"
 #include "policy/registry.h"
+#include "report/json_text.h"
 #include "scenario/scenario.h"
 #include "sim/simulate.h"
 #include "util/error.h"
@@ -327,17 +328,18 @@ std::string csv_row(const SweepSpec& spec, const std::vector<std::string>& metri
 
 std::string json_row(const SweepSpec& spec, const RunRow& row) {
   using nlohmann::json;
-  std::vector<std::pair<std::string, json>> members = {
-      {"policy", row.key.policy}, {"repeat", row.key.repeat}, {"seed", row.key.seed}};
+  std::vector<std::pair<std::string, json>> members = {{"policy", utf8_or_escaped(row.key.policy)},
+                                                       {"repeat", row.key.repeat},
+                                                       {"seed", row.key.seed}};
   for (std::size_t i = 0; i < spec.axes.size(); ++i)
-    members.emplace_back(spec.axes[i].name(), row.key.point[i]);
+    members.emplace_back(spec.axes[i].name(), utf8_or_escaped(row.key.point[i]));
   for (const auto& [k, v] : row.values)
     members.emplace_back(k, std::isfinite(v) ? json::parse(fmt::format("{:.10g}", v)) : json());
   // One line per run with ", " and ": " between members (nlohmann's own compact dump
   // has no spaces), each key and value dumped by the library.
   std::string line = "{";
   for (std::size_t i = 0; i < members.size(); ++i)
-    line += (i ? ", " : "") + json(members[i].first).dump() + ": " + members[i].second.dump();
+    line += (i ? ", " : "") + json_string(members[i].first) + ": " + members[i].second.dump();
   return line + "}";
 }
 

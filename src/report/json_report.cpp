@@ -2,19 +2,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/json_text.h"
+
 namespace schedlab {
 
 std::string metrics_json(const Metrics& m) {
   using nlohmann::ordered_json;
   ordered_json j;
-  j["policy"] = m.policy;
+  j["policy"] = utf8_or_escaped(m.policy);
   j["seed"] = m.seed;
   j["cpus"] = m.cpus;
   j["duration_ns"] = m.duration_ns;
   ordered_json tasks = ordered_json::array();
   for (const TaskMetrics& t : m.tasks) {
     ordered_json tj;
-    tj["name"] = t.name;
+    tj["name"] = utf8_or_escaped(t.name);
     tj["tid"] = t.tid;
     tj["cpu_time_ns"] = t.cpu_time_ns;
     tj["wait_time_ns"] = t.wait_time_ns;
@@ -49,7 +51,7 @@ std::string metrics_json(const Metrics& m) {
   ordered_json marks = ordered_json::object();
   for (const auto& [name, mk] : m.marks) {
     const double seconds = static_cast<double>(m.duration_ns) / 1e9;
-    marks[name] =
+    marks[utf8_or_escaped(name)] =
         ordered_json{{"count", mk.count},
                      {"per_second", seconds > 0 ? static_cast<double>(mk.count) / seconds : 0.0},
                      {"first_ns", mk.first_ns},
