@@ -2,10 +2,14 @@
 // become a line on stderr and an exit code.
 #include "cli/cli.h"
 
+#include <fmt/format.h>
+
 #include <map>
 
 #include "cli/command.h"
 #include "util/error.h"
+#include "util/input_file.h"
+#include "util/limits.h"
 
 namespace schedlab {
 
@@ -61,11 +65,25 @@ int run_reporting_errors(const Action& action, std::ostream& out, std::ostream& 
   }
 }
 
+// --max-input, an option of every command (it falls through from the subcommand).
+void apply_max_input(const std::string& text) {
+  uint64_t bytes = kDefaultMaxInputBytes;
+  if (!text.empty() && (!parse_byte_count(text, bytes) || bytes == 0))
+    throw InputError("", "--max-input " + text,
+                     "expected a positive byte count such as 500000, 64M or 1G");
+  set_max_input_bytes(bytes);
+}
+
 }  // namespace
 
 int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"schedlab: a laboratory for CPU schedulers"};
   app.require_subcommand(1);
+  app.fallthrough();
+  std::string max_input;
+  app.add_option("--max-input", max_input,
+                 fmt::format("largest input file read, in bytes; K, M, G suffixes (default {}M)",
+                             kDefaultMaxInputBytes >> 20));
   std::map<std::string, CLI::App*> groups;
   std::vector<Command> commands;
   for (const Entry& e : kCommands) commands.push_back(e.add(parent_of(app, groups, e.group)));
@@ -80,7 +98,13 @@ int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return 2;
   }
   for (const Command& c : commands)
-    if (c.app->parsed()) return run_reporting_errors(c.action, out, err);
+    if (c.app->parsed())
+      return run_reporting_errors(
+          [&](std::ostream& o, std::ostream& e) {
+            apply_max_input(max_input);
+            return c.action(o, e);
+          },
+          out, err);
   return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "json/jread.h"
 #include "util/error.h"
+#include "util/input_file.h"
 
 namespace schedlab {
 
@@ -114,11 +115,10 @@ std::pair<double, double> read_zoom(const JsonReader& r, const Field& f) {
 
 std::string read_published(const JsonReader& r, const Field& f, const std::string& dir) {
   const std::string name = r.string(*f.value, f.key);
-  std::ifstream in(std::filesystem::path(dir) / name, std::ios::binary);
-  if (!in) r.fail(f.key, "cannot read " + name + " next to the experiment file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  const std::string path = (std::filesystem::path(dir) / name).string();
+  if (!std::filesystem::exists(path))
+    r.fail(f.key, "cannot read " + name + " next to the experiment file");
+  return read_input_file(path);
 }
 
 ExperimentPart read_part(const JsonReader& r, const PartReader& pr, const std::string& dir) {
