@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <sstream>
 
 #include "analysis/analyzer.h"
 #include "cli/command.h"
@@ -11,6 +12,7 @@
 #include "report/json_report.h"
 #include "report/table_report.h"
 #include "util/error.h"
+#include "util/input_file.h"
 
 namespace schedlab {
 
@@ -23,13 +25,13 @@ struct AnalyzeArgs {
 };
 
 int analyze(const AnalyzeArgs& a, std::ostream& out, std::ostream& err) {
-  std::ifstream in(a.trace_file);
-  if (!in) throw InputError(a.trace_file, "", "cannot open for reading");
+  std::istringstream in(read_input_file(a.trace_file));
   Analyzer analyzer;
   SinkList sinks;
   sinks.add(&analyzer);
-  const OptionalWriters writers(a.writers, sinks);
+  OptionalWriters writers(a.writers, sinks);
   const FtraceStats stats = parse_ftrace(in, a.trace_file, sinks);
+  writers.close();
   if (stats.lost_events)
     err << fmt::format(
         "schedlab: note: {} events were lost when recording (buffer overrun); "

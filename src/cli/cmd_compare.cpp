@@ -107,7 +107,7 @@ Command add_compare(CLI::App& parent) {
   cmd->add_option("--set", a->scenario.sets, "override a scenario value: /json/pointer=value");
   cmd->add_option("--duration", a->scenario.duration_s,
                   "seconds (default global.duration, else 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(seconds_in(kMaxDurationSeconds));
   cmd->add_option("--policy", a->policy,
                   "simulated scheduler (default: the model of the running kernel)");
   cmd->add_flag("--recalibrate", a->session.recalibrate, "measure the busy loop again");

@@ -26,8 +26,9 @@ int host_run(const HostRunArgs& a, std::ostream& out, std::ostream& err) {
   Analyzer analyzer;
   SinkList sinks;
   sinks.add(&analyzer);
-  const OptionalWriters writers(a.writers, sinks);
+  OptionalWriters writers(a.writers, sinks);
   const HostSessionResult r = run_recorded(scenario, a.session, sinks);
+  writers.close();
   for (const std::string& n : r.notes) err << "schedlab: note: " << n << "\n";
   out << (a.json ? metrics_json(analyzer.metrics()) : metrics_table(analyzer.metrics()));
   return r.interrupted ? 130 : 0;
@@ -43,13 +44,13 @@ Command add_host_run(CLI::App& host) {
   cmd->add_option("--set", a->scenario.sets, "override a scenario value: /json/pointer=value");
   cmd->add_option("--duration", a->scenario.duration_s,
                   "seconds before the run is stopped (default global.duration, else 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(seconds_in(kMaxDurationSeconds));
   cmd->add_flag("--json", a->json, "print metrics as JSON");
   cmd->add_option("--trace", a->writers.trace, "write a Chrome/Perfetto trace JSON file");
   cmd->add_option("--keep-trace", a->session.keep_trace, "keep the ftrace text in this file");
   cmd->add_flag("--recalibrate", a->session.recalibrate, "measure the busy loop again");
   cmd->add_option("--buffer-kb", a->session.buffer_kb, "per-CPU trace buffer (default 8192)")
-      ->check(CLI::Range(64, 1 << 22));
+      ->transform(integer_in(64, 1 << 22));
   cmd->add_option("--tracefs", a->session.tracefs_dir, "tracefs directory");
   return {cmd, [a](std::ostream& out, std::ostream& err) { return host_run(*a, out, err); }};
 }

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/options.h"
 #include "host/tracefs.h"
 
 namespace schedlab {
@@ -33,9 +34,9 @@ Command add_record(CLI::App& parent) {
   cmd->add_option("--out", o->out, "ftrace text output (default schedlab-trace.txt)");
   cmd->add_option("--timeout", o->timeout_s,
                   "stop the command after this many seconds (default 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(seconds_in(kMaxDurationSeconds));
   cmd->add_option("--buffer-kb", o->buffer_kb, "per-CPU trace buffer (default 8192)")
-      ->check(CLI::Range(64, 1 << 22));
+      ->transform(integer_in(64, 1 << 22));
   cmd->add_option("--tracefs", o->tracefs_dir, "tracefs directory (default /sys/kernel/tracing)");
   cmd->add_option("command", o->command, "the command, after --")->required();
   return {cmd, [o](std::ostream& out, std::ostream& err) { return record(*o, out, err); }};

@@ -1,4 +1,6 @@
 // `schedlab run`: simulate a scenario and print the analyzer's metrics.
+#include <fmt/format.h>
+
 #include <memory>
 
 #include "analysis/analyzer.h"
@@ -17,6 +19,7 @@ struct RunArgs {
   ScenarioArgs scenario;
   WriterPaths writers;
   bool json = false, check_invariants = false;
+  int max_tasks = kDefaultMaxLiveTasks;
 };
 
 int run(const RunArgs& a, const CLI::App& cmd, std::ostream& out, std::ostream& err) {
@@ -24,11 +27,13 @@ int run(const RunArgs& a, const CLI::App& cmd, std::ostream& out, std::ostream& 
   Analyzer analyzer;
   SinkList sinks;
   sinks.add(&analyzer);
-  const OptionalWriters writers(a.writers, sinks);
+  OptionalWriters writers(a.writers, sinks);
   std::vector<std::string> notes;
   SimulationOptions options;
   options.check_invariants = a.check_invariants;
+  options.max_live_tasks = a.max_tasks;
   in_scenario(scenario.file, [&] { return simulate(scenario, sinks, options, &notes); });
+  writers.close();
   for (const std::string& n : notes) err << "schedlab: note: " << n << "\n";
   out << (a.json ? metrics_json(analyzer.metrics()) : metrics_table(analyzer.metrics()));
   return 0;
@@ -45,6 +50,10 @@ Command add_run(CLI::App& parent) {
   cmd->add_option("--events", a->writers.events, "write the raw event stream as CSV");
   cmd->add_flag("--check-invariants", a->check_invariants,
                 "check the engine's invariants while running (slower)");
+  cmd->add_option(
+         "--max-tasks", a->max_tasks,
+         fmt::format("tasks alive at once before the run stops (default {})", kDefaultMaxLiveTasks))
+      ->transform(integer_in(1, 100'000'000));
   return {cmd, [a, cmd](std::ostream& out, std::ostream& err) { return run(*a, *cmd, out, err); }};
 }
 

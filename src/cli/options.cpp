@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 
 #include "util/error.h"
 
@@ -15,10 +18,12 @@ void add_scenario_options(CLI::App& cmd, ScenarioArgs& a) {
   cmd.add_option("--policy", a.policy, "normal-class scheduler (see `schedlab policies`)");
   cmd.add_option("--param", a.params, "scheduler parameter name=value (repeatable)");
   cmd.add_option("--set", a.sets, "override a scenario value: /json/pointer=value (repeatable)");
-  cmd.add_option("--seed", a.seed, "random seed (default: the scenario's, else 1)");
+  cmd.add_option("--seed", a.seed, "random seed (default: the scenario's, else 1)")
+      ->transform(integer_in(0, INT64_MAX));
   cmd.add_option("--cpus", a.cpus, "CPU count (a flat machine of that size)")
-      ->check(CLI::Range(1, kMaxCpus));
-  cmd.add_option("--duration", a.duration_s, "simulated seconds (overrides global.duration)");
+      ->transform(integer_in(1, kMaxCpus));
+  cmd.add_option("--duration", a.duration_s, "simulated seconds (overrides global.duration)")
+      ->check(seconds_in(kMaxDurationSeconds));
 }
 
 ScenarioOverrides overrides_of(const ScenarioArgs& a, const CLI::App& cmd) {
@@ -47,23 +52,53 @@ std::pair<std::string, std::string> split_assignment(const std::string& text,
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-std::unique_ptr<std::ofstream> open_output(const std::string& path) {
-  auto out = std::make_unique<std::ofstream>(path, std::ios::binary);
-  if (!*out) throw InputError(path, "", "cannot open for writing");
-  return out;
+std::unique_ptr<OutputFile> open_output(const std::string& path) {
+  return std::make_unique<OutputFile>(path);
 }
 
 OptionalWriters::OptionalWriters(const WriterPaths& paths, SinkList& sinks) {
   if (!paths.trace.empty()) {
     trace_file_ = open_output(paths.trace);
-    trace_ = std::make_unique<PerfettoTraceWriter>(*trace_file_);
+    trace_ = std::make_unique<PerfettoTraceWriter>(trace_file_->stream());
     sinks.add(trace_.get());
   }
   if (!paths.events.empty()) {
     events_file_ = open_output(paths.events);
-    events_ = std::make_unique<EventsCsvWriter>(*events_file_);
+    events_ = std::make_unique<EventsCsvWriter>(events_file_->stream());
     sinks.add(events_.get());
   }
+}
+
+void OptionalWriters::close() {
+  if (trace_file_) trace_file_->close();
+  if (events_file_) events_file_->close();
+}
+
+CLI::Validator integer_in(int64_t lo, int64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        int64_t v = 0;
+        const char* end = text.data() + text.size();
+        const auto [p, ec] = std::from_chars(text.data(), end, v);
+        if (text.empty() || ec != std::errc() || p != end || v < lo || v > hi)
+          return fmt::format("'{}' is not a decimal integer in {}..{}", text, lo, hi);
+        text = std::to_string(v);
+        return {};
+      },
+      fmt::format("INT in {}..{}", lo, hi));
+}
+
+CLI::Validator seconds_in(double max) {
+  return CLI::Validator(
+      [max](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v <= 0 ||
+            v > max)
+          return fmt::format("'{}' is not a number of seconds in (0, {:g}]", text, max);
+        return {};
+      },
+      fmt::format("SECONDS in (0, {:g}]", max));
 }
 
 std::function<void(std::size_t, std::size_t)> progress_bar(std::ostream& err) {
