@@ -3,7 +3,8 @@
 .PHONY: all build test test-release test-asan demo bench deps format clean
 
 DEB_PACKAGES := cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev \
-                libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 dbench rt-tests
+                libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 dbench rt-tests \
+                pkg-config libtracefs-dev
 BUILD := build
 ASAN_BUILD := build-asan
 JOBS ?= $(shell nproc)

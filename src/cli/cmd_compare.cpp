@@ -111,6 +111,7 @@ Command add_compare(CLI::App& parent) {
   cmd->add_option("--policy", a->policy,
                   "simulated scheduler (default: the model of the running kernel)");
   cmd->add_flag("--recalibrate", a->session.recalibrate, "measure the busy loop again");
+  add_max_threads_option(*cmd, a->session);
   return {cmd, [a](std::ostream& out, std::ostream& err) { return compare(*a, out, err); }};
 }
 

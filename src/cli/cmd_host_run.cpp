@@ -47,11 +47,13 @@ Command add_host_run(CLI::App& host) {
       ->check(seconds_in(kMaxDurationSeconds));
   cmd->add_flag("--json", a->json, "print metrics as JSON");
   cmd->add_option("--trace", a->writers.trace, "write a Chrome/Perfetto trace JSON file");
-  cmd->add_option("--keep-trace", a->session.keep_trace, "keep the ftrace text in this file");
+  cmd->add_option("--keep-trace", a->session.keep_trace,
+                  "keep the ftrace text in this file (written 0600)");
   cmd->add_flag("--recalibrate", a->session.recalibrate, "measure the busy loop again");
-  cmd->add_option("--buffer-kb", a->session.buffer_kb, "per-CPU trace buffer (default 8192)")
+  cmd->add_option("--buffer-kb", a->session.trace.buffer_kb, "per-CPU trace buffer (default 8192)")
       ->transform(integer_in(64, 1 << 22));
-  cmd->add_option("--tracefs", a->session.tracefs_dir, "tracefs directory");
+  cmd->add_option("--tracefs", a->session.trace.tracefs_dir, "tracefs directory");
+  add_max_threads_option(*cmd, a->session);
   return {cmd, [a](std::ostream& out, std::ostream& err) { return host_run(*a, out, err); }};
 }
 

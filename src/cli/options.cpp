@@ -101,6 +101,13 @@ CLI::Validator seconds_in(double max) {
       fmt::format("SECONDS in (0, {:g}]", max));
 }
 
+void add_max_threads_option(CLI::App& cmd, HostSessionOptions& o) {
+  cmd.add_option("--max-tasks", o.max_threads,
+                 fmt::format("threads alive at once before the run stops (default {})",
+                             kDefaultMaxHostThreads))
+      ->transform(integer_in(1, 1'000'000));
+}
+
 std::function<void(std::size_t, std::size_t)> progress_bar(std::ostream& err) {
   if (!isatty(STDERR_FILENO)) return {};
   const auto start = std::chrono::steady_clock::now();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "events/event.h"
+#include "host/host_session.h"
 #include "report/events_csv.h"
 #include "report/perfetto_trace.h"
 #include "scenario/scenario.h"
@@ -72,6 +73,9 @@ class OptionalWriters {
 // CLI11 converts it), and a finite number of seconds in (0, max].
 CLI::Validator integer_in(int64_t lo, int64_t hi);
 CLI::Validator seconds_in(double max);
+
+// `host run` and `compare`: --max-tasks, the threads alive at once.
+void add_max_threads_option(CLI::App& cmd, HostSessionOptions& o);
 
 // A progress bar with an ETA on a terminal; nothing otherwise.
 std::function<void(std::size_t, std::size_t)> progress_bar(std::ostream& err);
