@@ -25,8 +25,9 @@ template <size_t N>
 void only_known_keys(const JsonReader& r, const JValue& object, const std::string& key,
                      const char* const (&known)[N]) {
   r.expect_object(object, key);
-  for (const auto& [name, value] : object.members)
-    if (std::find_if(std::begin(known), std::end(known),
+  for (const auto& member : object.members)      // not a structured binding: clang 14 cannot
+    if (const std::string& name = member.first;  // capture one in a lambda
+        std::find_if(std::begin(known), std::end(known),
                      [&](const char* k) { return name == k; }) == std::end(known)) {
       std::string list;
       for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);

@@ -12,6 +12,13 @@
 
 namespace schedlab {
 
+JValue::JValue() = default;
+JValue::JValue(const JValue&) = default;
+JValue::JValue(JValue&&) noexcept = default;
+JValue& JValue::operator=(const JValue&) = default;
+JValue& JValue::operator=(JValue&&) noexcept = default;
+JValue::~JValue() = default;
+
 const JValue* JValue::find(const std::string& key) const {
   for (const auto& [k, v] : members)
     if (k == key) return &v;
