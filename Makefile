@@ -1,12 +1,17 @@
-# Front door: `make demo`, `make test`, `make bench`. Installs missing Debian packages
-# with apt-get when run as root, and names them otherwise.
-.PHONY: all build test test-release test-asan demo bench deps format clean
+# Front door: `make demo`, `make test`, `make bench`, `make test-clang`, `make fuzz`.
+# Installs missing Debian packages with apt-get when run as root, and names them otherwise.
+.PHONY: all build test test-release test-asan test-clang fuzz demo bench deps format clean
 
 DEB_PACKAGES := cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev \
                 libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 dbench rt-tests \
-                pkg-config libtracefs-dev
+                pkg-config libtracefs-dev clang-14 libclang-rt-14-dev
 BUILD := build
 ASAN_BUILD := build-asan
+CLANG_BUILD := build-clang
+FUZZ_BUILD := build-fuzz
+CLANG_CC ?= clang-14
+CLANG_CXX ?= clang++-14
+FUZZ_SECONDS ?= 60
 JOBS ?= $(shell nproc)
 
 all: build
@@ -39,6 +44,21 @@ test-asan: deps
 
 test: test-release test-asan
 
+# The tests again, built with clang (the project builds with g++ and clang alike).
+test-clang: deps
+	CC=$(CLANG_CC) CXX=$(CLANG_CXX) cmake -S . -B $(CLANG_BUILD) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=Release -DSCHEDLAB_BENCH=OFF
+	cmake --build $(CLANG_BUILD) -j $(JOBS)
+	ctest --test-dir $(CLANG_BUILD) --output-on-failure -j $(JOBS)
+
+# The libFuzzer harnesses of fuzz/ (clang, AddressSanitizer, UndefinedBehaviorSanitizer),
+# each run for FUZZ_SECONDS; fails on any crash, sanitizer report, timeout or out-of-memory.
+fuzz: deps
+	CC=$(CLANG_CC) CXX=$(CLANG_CXX) cmake -S . -B $(FUZZ_BUILD) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-O1 -DCMAKE_CXX_FLAGS=-O1 -DSCHEDLAB_FUZZ=ON
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(FUZZ_BUILD)
+
 # The headline experiment: E1 (x264 thread scaling, BFS against CFS 2.6.31) in simulation.
 demo: build
 	./$(BUILD)/schedlab reproduce E1 --quick --out results-demo --scenarios scenarios
@@ -50,4 +70,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(CLANG_BUILD) $(FUZZ_BUILD)
