@@ -4,7 +4,8 @@
 
 DEB_PACKAGES := cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev \
                 libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 dbench rt-tests \
-                pkg-config libtracefs-dev clang-14 libclang-rt-14-dev
+                pkg-config libtracefs-dev libtracecmd-dev libtraceevent-dev clang-14 \
+                libclang-rt-14-dev
 BUILD := build
 ASAN_BUILD := build-asan
 CLANG_BUILD := build-clang

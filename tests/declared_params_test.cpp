@@ -172,5 +172,25 @@ TEST(DeclaredParams, NameOfAMemberIsItsDeclaredName) {
   EXPECT_STREQ(ToyParams::table().name_of(&ToyParams::preset), "preset");
 }
 
+// A family's presets (CFS 2.6.31 and 2.6.32): each release's table picks the family's
+// fields it has, in its own order, an effect may be worded for a release, and a field a
+// preset does not offer cannot be set through it.
+TEST(DeclaredParams, PresetTablesOfferTheirOwnFieldsInTheirOwnOrder) {
+  const auto& t = ToyParams::table();
+  const auto only = t.only({&ToyParams::preset, &ToyParams::slice_ns});
+  EXPECT_EQ(only.names(), (std::vector<std::string>{"preset", "slice_ns"}));
+  EXPECT_EQ(t.without({&ToyParams::START_DEBIT, &ToyParams::jitter}).names(),
+            (std::vector<std::string>{"slice_ns", "threads", "preset"}));
+  const auto worded = only.with_effect(&ToyParams::slice_ns, "the slice in this release");
+  EXPECT_EQ(worded.rows(ToyParams{})[1].effect, "the slice in this release");
+  EXPECT_EQ(only.rows(ToyParams{})[1].effect, "the slice");  // a copy: the original stays
+  ToyParams p;
+  only.set_text(p, "slice_ns", "9", kAt);
+  EXPECT_EQ(p.slice_ns, 9);
+  EXPECT_EQ(error_of([&] { only.set_text(p, "START_DEBIT", "0", kAt); }),
+            "f.json: --param START_DEBIT: unknown parameter for policy 'toy' (it has: preset, "
+            "slice_ns)");
+}
+
 }  // namespace
 }  // namespace schedlab

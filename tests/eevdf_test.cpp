@@ -1,18 +1,19 @@
 // EEVDF of 6.6 and 6.12: placement, lag, DELAY_DEQUEUE and slices, driving the policy's
 // hooks directly on one CPU with the clock under the test's control, and end to end.
+#include "policy/eevdf/eevdf.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "harness.h"
-#include "policy/cfs/cfs.h"
 #include "policy/registry.h"
 
 namespace schedlab::test {
 namespace {
 
-using OneCpu = HandDriven<cfs::Cfs>;
+using OneCpu = HandDriven<eevdf::Eevdf>;
 
 // One CPU, base slice 0.75 ms. A and B start at V = 0 with half a slice (deadline
 // 375 us); A runs 1 ms (vruntime 1 ms, a new slice to 1.75 ms). B is picked (eligible,

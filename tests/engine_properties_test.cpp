@@ -145,11 +145,11 @@ std::vector<PolicyCase> policy_cases() {
   for (const PolicyInfo& info : policy_registry()) {
     for (uint64_t seed = 100; seed < 110; ++seed) cases.push_back({info.name, {}, seed});
     uint64_t seed = 200;
-    for (const ParamSpec& p : info.params) {
+    for (const params::Row& p : info.params) {
       // Switches that are refused when set, because they are not modelled, are skipped.
-      if (!p.is_bool || p.name == "HRTICK" || p.name == "PRECISE_CPU_LOAD") continue;
+      if (p.type != "bool" || p.name == "HRTICK" || p.name == "PRECISE_CPU_LOAD") continue;
       for (int k = 0; k < 2; ++k)
-        cases.push_back({info.name, {{p.name, p.default_value ? "0" : "1"}}, seed++});
+        cases.push_back({info.name, {{p.name, p.value == "1" ? "0" : "1"}}, seed++});
     }
   }
   return cases;

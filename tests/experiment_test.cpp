@@ -328,7 +328,10 @@ TEST(Sweep, BadInputIsRejectedWithExitTwo) {
   EXPECT_NE(err.find("unknown metric"), std::string::npos) << err;
   EXPECT_EQ(cli({"sweep", scen.string(), "--policy", "nosuch"}, nullptr, &err), 2);
   EXPECT_NE(err.find("unknown policy"), std::string::npos) << err;
-  EXPECT_EQ(cli({"reproduce", "E9"}, nullptr, &err), 2);
+  EXPECT_EQ(cli({"reproduce", "E9", "--experiments",
+                 (fs::path(SCHEDLAB_SOURCE_DIR) / "experiments").string()},
+                nullptr, &err),
+            2);
   EXPECT_NE(err.find("unknown experiment"), std::string::npos) << err;
 }
 

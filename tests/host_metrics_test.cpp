@@ -118,6 +118,22 @@ TEST(HostMetrics, TheAnalyzerComputesEveryFigureOfHostRun) {
   EXPECT_DOUBLE_EQ(j["marks"]["frames"]["per_second"].get<double>(), 500.0);  // 5 in 10 ms
 }
 
+// A thread's rt-app timer step, on CLOCK_MONOTONIC like the trace: a reaches its timer at
+// 2 ms with the expiry at 2.5 ms (slack 0.5 ms) and runs again at 5 ms (wu_lat 2.5 ms).
+TEST(HostMetrics, TimerStepsAreOnTheTraceClock) {
+  RunRecord run = synthetic_run();
+  run.events.insert(run.events.begin() + 1,
+                    HostEvent{at(2), 100, 0, EventType::kTimer, 10000, at(2.5), 1500});
+  const Metrics m = analyze(run);
+  const TaskMetrics& a = task(m, "a");
+  ASSERT_EQ(a.activations.size(), 1u);
+  EXPECT_EQ(a.activations[0].slack_ns, ms(0.5));
+  EXPECT_EQ(a.activations[0].end_ns, ms(5));
+  EXPECT_EQ(a.activations[0].wakeup_latency_ns, ms(2.5));
+  EXPECT_EQ(a.activations[0].c_duration_us, 1500);
+  EXPECT_EQ(a.missed_periods, 0u);
+}
+
 // Without a run (`analyze` of a recorded trace) every traced task is listed.
 TEST(HostMetrics, WithoutARunEveryTaskIsTheWorkload) {
   const Metrics m = analyze(RunRecord{});

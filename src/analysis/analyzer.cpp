@@ -10,6 +10,8 @@ void Analyzer::begin(const RunInfo& info) {
   m_.policy = info.policy;
   m_.seed = info.seed;
   m_.cpus = info.cpus;
+  m_.origin_ns = info.origin_ns;
+  m_.generator = info.generator;
   cpus_.assign(info.cpus, CpuTrack{});
   m_.per_cpu.resize(info.cpus);
   for (int c = 0; c < info.cpus; ++c) m_.per_cpu[c].id = c;
@@ -27,8 +29,13 @@ void Analyzer::task_created(const TaskInfo& t) {
   tr.since = t.created_ns;
   tr.allowed = t.allowed;
   tr.all_cpus = static_cast<int>(t.allowed.count()) >= info_.cpus;
-  m_.tasks[t.id].tid = t.id;
-  m_.tasks[t.id].name = t.name;
+  TaskMetrics& tm = m_.tasks[t.id];
+  tm.tid = t.id;
+  tm.name = t.name;
+  const KernelIds::Ids& ids = ids_.add(t);
+  tm.pid = ids.pid;
+  tm.tgid = ids.tgid;
+  tm.cpu_residency_ns.assign(static_cast<size_t>(info_.cpus), 0);
 }
 
 Time Analyzer::global_integral(Time now) const {
@@ -82,6 +89,7 @@ void Analyzer::set_state(TaskId id, State s, Time now) {
       break;
     case State::kRunning:
       tm.cpu_time_ns += elapsed;
+      if (tr.cpu != kNoCpu) tm.cpu_residency_ns[tr.cpu] += elapsed;
       break;
     case State::kSleeping:
       tm.sleep_time_ns += elapsed;
@@ -110,11 +118,83 @@ void Analyzer::close_idle(CpuId cpu, Time now) {
       (global_integral(now) - c.global_mark) + (own_integral(c, now) - c.own_mark);
 }
 
+Time Analyzer::cpu_time_at(TaskId id, Time now) const {
+  const TaskTrack& tr = tracks_[id];
+  return m_.tasks[id].cpu_time_ns + (tr.state == State::kRunning ? now - tr.since : 0);
+}
+
+void Analyzer::switched_in(TaskId id, CpuId cpu, Time now) {
+  TaskTrack& tr = tracks_[id];
+  TaskMetrics& tm = m_.tasks[id];
+  if (tr.preempted_at >= 0) {
+    const Time gap = now - tr.preempted_at;
+    ++tm.preempted_gaps;
+    tm.preempted_gap_total_ns += gap;
+    tm.preempted_gap_max_ns = std::max(tm.preempted_gap_max_ns, gap);
+    tr.preempted_at = -1;
+  }
+  if (tr.woken_at >= 0) {
+    tm.wakeup_latency.add(now - tr.woken_at);
+    tr.woken_at = -1;
+  }
+  if (tr.ready_at >= 0) {
+    const Time delay = now - tr.ready_at;
+    ++tm.delays;
+    tm.delay_total_ns += delay;
+    if (delay > tm.delay_max_ns || tm.delays == 1) {
+      tm.delay_max_ns = delay;
+      tm.delay_max_start_ns = tr.ready_at;
+      tm.delay_max_end_ns = now;
+    }
+    tr.ready_at = -1;
+  }
+  tr.cpu = cpu;
+  set_state(id, State::kRunning, now);
+  if (tr.first_run < 0) tr.first_run = now;
+  if (tr.activation_pending) {  // running again after its timer: the iteration ends
+    TimerActivation& a = tr.pending;
+    a.end_ns = now;
+    a.wakeup_latency_ns = std::max<Time>(0, now - (a.start_ns + a.run_ns + a.slack_ns));
+    tm.activations.push_back(a);
+    tr.activation_pending = false;
+    tr.iteration_start = now;
+    tr.cpu_at_iteration_start = cpu_time_at(id, now);
+  }
+}
+
+// rt-app's timer step: the period's work is done; slack = expiry - now. A late timer does
+// not sleep, so its iteration ends here; otherwise when the task runs again.
+void Analyzer::timer_reached(const SchedEvent& e) {
+  TaskTrack& tr = tracks_[e.task];
+  if (tr.iteration_start < 0) {
+    tr.iteration_start = tr.first_run >= 0 ? tr.first_run : e.time;
+    tr.cpu_at_iteration_start = 0;
+  }
+  TimerActivation a;
+  a.start_ns = tr.iteration_start;
+  a.run_ns = e.time - a.start_ns;
+  a.cpu_ns = cpu_time_at(e.task, e.time) - tr.cpu_at_iteration_start;
+  a.slack_ns = e.value - e.time;
+  a.c_period_us = e.arg;
+  a.c_duration_us = e.other;
+  if (a.slack_ns < 0) ++m_.tasks[e.task].missed_periods;
+  if (e.value > e.time) {
+    tr.pending = a;
+    tr.activation_pending = true;
+    return;
+  }
+  a.end_ns = e.time;
+  m_.tasks[e.task].activations.push_back(a);
+  tr.iteration_start = e.time;
+  tr.cpu_at_iteration_start = cpu_time_at(e.task, e.time);
+}
+
 void Analyzer::event(const SchedEvent& e) {
   ++m_.events;
   switch (e.type) {
     case EventType::kSwitch: {
       if (e.arg != kStartState) ++m_.context_switches;
+      if (e.arg == kInferredSwitch) ++m_.inferred_switches;
       CpuTrack& c = cpus_[e.cpu];
       if (c.curr == kNoTask) {
         close_idle(e.cpu, e.time);
@@ -128,28 +208,14 @@ void Analyzer::event(const SchedEvent& e) {
         if (state == PrevState::kPreempted) {
           ++tm.switches_involuntary;
           tracks_[e.task].preempted_at = e.time;
+          tracks_[e.task].ready_at = e.time;
           set_state(e.task, State::kWaiting, e.time);
         } else {
           ++tm.switches_voluntary;
           set_state(e.task, state == PrevState::kBlocked ? State::kSleeping : State::kGone, e.time);
         }
       }
-      if (e.other != kNoTask) {
-        TaskTrack& tr = tracks_[e.other];
-        if (tr.preempted_at >= 0) {
-          TaskMetrics& nm = m_.tasks[e.other];
-          const Time gap = e.time - tr.preempted_at;
-          ++nm.preempted_gaps;
-          nm.preempted_gap_total_ns += gap;
-          nm.preempted_gap_max_ns = std::max(nm.preempted_gap_max_ns, gap);
-          tr.preempted_at = -1;
-        }
-        if (tr.woken_at >= 0) {
-          m_.tasks[e.other].wakeup_latency.add(e.time - tr.woken_at);
-          tr.woken_at = -1;
-        }
-        set_state(e.other, State::kRunning, e.time);
-      }
+      if (e.other != kNoTask) switched_in(e.other, e.cpu, e.time);
       c.curr = e.other;
       c.since = e.time;
       if (c.curr == kNoTask) {
@@ -163,6 +229,7 @@ void Analyzer::event(const SchedEvent& e) {
       TaskTrack& tr = tracks_[e.task];
       if (tr.state == State::kSleeping) {
         tr.woken_at = e.time;
+        tr.ready_at = e.time;
         set_state(e.task, State::kWaiting, e.time);
       }
       break;
@@ -197,6 +264,15 @@ void Analyzer::event(const SchedEvent& e) {
     case EventType::kHolderPreempted:
       ++m_.lock_holder_preemptions;
       break;
+    case EventType::kTimer:
+      timer_reached(e);
+      break;
+    case EventType::kLost:
+      if (e.value < 0)
+        m_.per_cpu[e.cpu].lost_uncounted = true;
+      else
+        m_.per_cpu[e.cpu].lost_events += static_cast<uint64_t>(e.value);
+      break;
     case EventType::kFork:
     case EventType::kBlock:
       break;
@@ -227,6 +303,7 @@ void Analyzer::close_task_metrics() {
   for (size_t id = 0; id < m_.tasks.size(); ++id)
     if (!outside_workload_[id] && kept++ != id) m_.tasks[kept - 1] = std::move(m_.tasks[id]);
   m_.tasks.resize(kept);
+  for (const TaskMetrics& tm : m_.tasks) m_.wakeup_latency.merge(tm.wakeup_latency);
   double sum = 0, sum_sq = 0;
   for (const TaskMetrics& tm : m_.tasks) {
     const double x = static_cast<double>(tm.cpu_time_ns);

@@ -8,12 +8,26 @@
 
 #include "analysis/latency.h"
 #include "events/event.h"
+#include "events/kernel_ids.h"
 
 namespace schedlab {
+
+// One activation of a task with an rt-app timer, as a row of rt-app's per-thread log
+// (rt-app.c thread_body and log_timing): the iteration runs from `start` (the task
+// running again after its previous timer) to `end` (running again after this one).
+struct TimerActivation {
+  Time start_ns = 0, end_ns = 0;
+  Time run_ns = 0;             // start to reaching the timer step (rt-app's `run`)
+  Time cpu_ns = 0;             // CPU time in that part (stands for rt-app's `perf`)
+  Time slack_ns = 0;           // expiry - reaching the timer step (< 0: the period was missed)
+  Time wakeup_latency_ns = 0;  // running again - expiry, when it slept (rt-app's `wu_lat`)
+  int64_t c_duration_us = 0, c_period_us = 0;
+};
 
 struct TaskMetrics {
   TaskId tid = kNoTask;
   std::string name;
+  int64_t pid = 0, tgid = 0;  // events/kernel_ids.h: a recording's, or made up
   Time cpu_time_ns = 0, wait_time_ns = 0, sleep_time_ns = 0;
   uint64_t switches_voluntary = 0, switches_involuntary = 0, migrations = 0;
   LatencyStats wakeup_latency;
@@ -22,11 +36,20 @@ struct TaskMetrics {
   // What pert measures: the gaps from a preemption to running again.
   uint64_t preempted_gaps = 0;
   Time preempted_gap_total_ns = 0, preempted_gap_max_ns = 0;
+  // What perf sched latency measures: every delay from becoming runnable (a wake-up or a
+  // preemption) to running (builtin-sched.c, latency_runtime_event/latency_switch_event).
+  uint64_t delays = 0;
+  Time delay_total_ns = 0, delay_max_ns = 0, delay_max_start_ns = 0, delay_max_end_ns = 0;
+  std::vector<Time> cpu_residency_ns;  // [cpu]: CPU time run there
+  std::vector<TimerActivation> activations;
+  uint64_t missed_periods = 0;  // activations with a negative slack
 };
 
 struct CpuMetrics {
   CpuId id = 0;
   Time busy_ns = 0, idle_ns = 0, idle_while_runnable_ns = 0;
+  uint64_t lost_events = 0;     // a recording's dropped events (buffer overruns)
+  bool lost_uncounted = false;  // some were dropped and the trace does not say how many
 };
 
 struct MarkMetrics {
@@ -42,10 +65,14 @@ struct Metrics {
   uint64_t seed = 0;
   int cpus = 0;
   Time duration_ns = 0;
+  Time origin_ns = 0;     // the trace clock at time 0 (RunInfo::origin_ns)
+  std::string generator;  // RunInfo::generator
   std::vector<TaskMetrics> tasks;
   std::vector<CpuMetrics> per_cpu;
   std::map<std::string, MarkMetrics> marks;  // by name
   uint64_t context_switches = 0, migrations = 0, events = 0;
+  uint64_t inferred_switches = 0;  // of context_switches: not in the recording, implied
+  LatencyStats wakeup_latency;     // every workload task's wake-up latencies together
   // Times a waiter found a spinlock's holder preempted (once per holder episode).
   uint64_t lock_holder_preemptions = 0;
   double jain_fairness = 1.0;  // Jain's index of the tasks' CPU times
@@ -68,6 +95,13 @@ class Analyzer final : public EventSink {
     Time since = 0;
     Time woken_at = -1;      // pending wake-up, for latency
     Time preempted_at = -1;  // preempted, not yet running again
+    Time ready_at = -1;      // woken or preempted, not yet running again (perf's delay)
+    Time first_run = -1;
+    CpuId cpu = kNoCpu;  // where it runs, while it runs
+    // rt-app timer activations: the open iteration, and one waiting for its end
+    Time iteration_start = -1, cpu_at_iteration_start = 0;
+    bool activation_pending = false;
+    TimerActivation pending;
     bool all_cpus = true;
     CpuMask allowed;
   };
@@ -90,9 +124,13 @@ class Analyzer final : public EventSink {
   void update_own(CpuId cpu, Time now);
   void close_idle(CpuId cpu, Time now);
   void close_task_metrics();
+  void switched_in(TaskId id, CpuId cpu, Time now);
+  void timer_reached(const SchedEvent& e);
+  Time cpu_time_at(TaskId id, Time now) const;
 
   Metrics m_;
   RunInfo info_;
+  KernelIds ids_;
   std::vector<TaskTrack> tracks_;
   std::vector<CpuTrack> cpus_;
   int waiting_all_ = 0;  // waiting tasks allowed on every CPU

@@ -36,6 +36,7 @@ void LatencyStats::spill() {
 
 void LatencyStats::add(int64_t v) {
   if (v < 0) v = 0;
+  min_ = count_ ? std::min(min_, v) : v;
   ++count_;
   max_ = std::max(max_, v);
   if (spilled_) {
@@ -44,6 +45,20 @@ void LatencyStats::add(int64_t v) {
     exact_.push_back(v);
     if (exact_.size() > kExactLimit) spill();
   }
+}
+
+void LatencyStats::merge(const LatencyStats& other) {
+  if (other.count_ == 0) return;
+  if (!other.spilled_) {
+    for (int64_t v : other.exact_) add(v);
+    return;
+  }
+  if (!spilled_) spill();
+  min_ = count_ ? std::min(min_, other.min_) : other.min_;
+  count_ += other.count_;
+  max_ = std::max(max_, other.max_);
+  if (other.buckets_.size() > buckets_.size()) buckets_.resize(other.buckets_.size(), 0);
+  for (size_t b = 0; b < other.buckets_.size(); ++b) buckets_[b] += other.buckets_[b];
 }
 
 int64_t LatencyStats::percentile(double p) const {

@@ -7,6 +7,8 @@
 #include <map>
 
 #include "cli/command.h"
+#include "cli/usage.h"
+#include "cli/version.h"
 #include "util/error.h"
 #include "util/input_file.h"
 #include "util/limits.h"
@@ -21,9 +23,9 @@ struct Entry {
   Command (*add)(CLI::App&);
 };
 constexpr Entry kCommands[] = {
-    {"", add_run},          {"", add_check},          {"", add_policies}, {"", add_record},
-    {"host", add_host_run}, {"host", add_host_bench}, {"", add_compare},  {"", add_analyze},
-    {"", add_sweep},        {"", add_reproduce},      {"", add_merge},
+    {"", add_run},     {"", add_check},        {"", add_policies},       {"", add_generators},
+    {"", add_record},  {"host", add_host_run}, {"host", add_host_bench}, {"", add_compare},
+    {"", add_analyze}, {"", add_sweep},        {"", add_reproduce},      {"", add_merge},
 };
 
 struct Group {
@@ -77,21 +79,33 @@ void apply_max_input(const std::string& text) {
 }  // namespace
 
 int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CLI::App app{"schedlab: a laboratory for CPU schedulers"};
+  CLI::App app{"schedlab: a laboratory for CPU schedulers", "schedlab"};
   app.require_subcommand(1);
   app.fallthrough();
   std::string max_input;
   app.add_option("--max-input", max_input,
                  fmt::format("largest input file read, in bytes; K, M, G suffixes (default {}M)",
                              kDefaultMaxInputBytes >> 20));
+  app.set_version_flag("--version", version_text());
+  app.set_help_all_flag("--help-all", "Print this help and every command's, then exit");
   std::map<std::string, CLI::App*> groups;
   std::vector<Command> commands;
   for (const Entry& e : kCommands) commands.push_back(e.add(parent_of(app, groups, e.group)));
+  if (const auto problem = command_problem(app, args)) {
+    err << "schedlab: " << problem->message << "\n\n" << problem->usage;
+    return 2;
+  }
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
     out << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    out << e.what() << "\n";
     return 0;
   } catch (const CLI::ParseError& e) {
     err << "schedlab: " << e.what() << "\n";

@@ -7,8 +7,6 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "host/host_session.h"
-#include "report/json_report.h"
-#include "report/table_report.h"
 
 namespace schedlab {
 
@@ -17,8 +15,7 @@ namespace {
 struct HostRunArgs {
   HostScenarioArgs scenario;
   HostSessionOptions session;
-  bool json = false;
-  WriterPaths writers;  // --trace only
+  ReportArgs report;
 };
 
 int host_run(const HostRunArgs& a, std::ostream& out, std::ostream& err) {
@@ -26,11 +23,11 @@ int host_run(const HostRunArgs& a, std::ostream& out, std::ostream& err) {
   Analyzer analyzer;
   SinkList sinks;
   sinks.add(&analyzer);
-  OptionalWriters writers(a.writers, sinks);
+  OptionalWriters writers(a.report, sinks, out);
   const HostSessionResult r = run_recorded(scenario, a.session, sinks);
   writers.close();
   for (const std::string& n : r.notes) err << "schedlab: note: " << n << "\n";
-  out << (a.json ? metrics_json(analyzer.metrics()) : metrics_table(analyzer.metrics()));
+  print_reports(a.report, analyzer.metrics(), out, err);
   return r.interrupted ? 130 : 0;
 }
 
@@ -45,8 +42,7 @@ Command add_host_run(CLI::App& host) {
   cmd->add_option("--duration", a->scenario.duration_s,
                   "seconds before the run is stopped (default global.duration, else 10)")
       ->check(seconds_in(kMaxDurationSeconds));
-  cmd->add_flag("--json", a->json, "print metrics as JSON");
-  cmd->add_option("--trace", a->writers.trace, "write a Chrome/Perfetto trace JSON file");
+  add_report_options(*cmd, a->report);
   cmd->add_option("--keep-trace", a->session.keep_trace,
                   "keep the ftrace text in this file (written 0600)");
   cmd->add_flag("--recalibrate", a->session.recalibrate, "measure the busy loop again");

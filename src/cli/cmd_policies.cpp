@@ -1,4 +1,5 @@
-// `schedlab policies`: every registered scheduler with its parameters and defaults.
+// `schedlab policies`: every registered scheduler with its parameters: name, default, the
+// release it comes from, and its effect.
 #include <fmt/format.h>
 
 #include "cli/command.h"
@@ -11,9 +12,9 @@ namespace {
 int list_policies(std::ostream& out) {
   for (const PolicyInfo& p : policy_registry()) {
     out << fmt::format("{:<14} {}\n", p.name, p.description);
-    for (const ParamSpec& s : p.params)
-      out << fmt::format("    {:<34} {:>12}  {}{}\n", s.name, s.default_value,
-                         s.is_bool ? "(0/1) " : "", s.description);
+    for (const params::Row& s : p.params)
+      out << fmt::format("    {:<34} {:>12}  {:<16} {}{}\n", s.name, s.value, s.since,
+                         s.type == "bool" ? "(0/1) " : "", s.effect);
   }
   return 0;
 }

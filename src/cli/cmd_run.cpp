@@ -6,8 +6,6 @@
 #include "analysis/analyzer.h"
 #include "cli/command.h"
 #include "cli/options.h"
-#include "report/json_report.h"
-#include "report/table_report.h"
 #include "sim/simulate.h"
 #include "util/error.h"
 
@@ -17,8 +15,8 @@ namespace {
 
 struct RunArgs {
   ScenarioArgs scenario;
-  WriterPaths writers;
-  bool json = false, check_invariants = false;
+  ReportArgs report;
+  bool check_invariants = false;
   int max_tasks = kDefaultMaxLiveTasks;
 };
 
@@ -27,7 +25,7 @@ int run(const RunArgs& a, const CLI::App& cmd, std::ostream& out, std::ostream& 
   Analyzer analyzer;
   SinkList sinks;
   sinks.add(&analyzer);
-  OptionalWriters writers(a.writers, sinks);
+  OptionalWriters writers(a.report, sinks, out);
   std::vector<std::string> notes;
   SimulationOptions options;
   options.check_invariants = a.check_invariants;
@@ -35,7 +33,7 @@ int run(const RunArgs& a, const CLI::App& cmd, std::ostream& out, std::ostream& 
   in_scenario(scenario.file, [&] { return simulate(scenario, sinks, options, &notes); });
   writers.close();
   for (const std::string& n : notes) err << "schedlab: note: " << n << "\n";
-  out << (a.json ? metrics_json(analyzer.metrics()) : metrics_table(analyzer.metrics()));
+  print_reports(a.report, analyzer.metrics(), out, err);
   return 0;
 }
 
@@ -45,9 +43,7 @@ Command add_run(CLI::App& parent) {
   auto a = std::make_shared<RunArgs>();
   CLI::App* cmd = parent.add_subcommand("run", "simulate a scenario and report its metrics");
   add_scenario_options(*cmd, a->scenario);
-  cmd->add_flag("--json", a->json, "print metrics as JSON");
-  cmd->add_option("--trace", a->writers.trace, "write a Chrome/Perfetto trace JSON file");
-  cmd->add_option("--events", a->writers.events, "write the raw event stream as CSV");
+  add_report_options(*cmd, a->report);
   cmd->add_flag("--check-invariants", a->check_invariants,
                 "check the engine's invariants while running (slower)");
   cmd->add_option(

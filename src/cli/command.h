@@ -20,6 +20,7 @@ struct Command {
 Command add_run(CLI::App& parent);
 Command add_check(CLI::App& parent);
 Command add_policies(CLI::App& parent);
+Command add_generators(CLI::App& parent);
 Command add_record(CLI::App& parent);
 Command add_host_run(CLI::App& host);
 Command add_host_bench(CLI::App& host);

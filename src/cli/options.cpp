@@ -8,6 +8,9 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "report/json_report.h"
+#include "report/rtapp_log.h"
+#include "report/table_report.h"
 #include "util/error.h"
 
 namespace schedlab {
@@ -56,22 +59,63 @@ std::unique_ptr<OutputFile> open_output(const std::string& path) {
   return std::make_unique<OutputFile>(path);
 }
 
-OptionalWriters::OptionalWriters(const WriterPaths& paths, SinkList& sinks) {
-  if (!paths.trace.empty()) {
-    trace_file_ = open_output(paths.trace);
-    trace_ = std::make_unique<PerfettoTraceWriter>(trace_file_->stream());
+void add_report_options(CLI::App& cmd, ReportArgs& a) {
+  CLI::Option* json = cmd.add_flag("--json", a.json, "print metrics as JSON");
+  cmd.add_flag("--latency", a.latency,
+               "print the perf-sched-latency table (per task: runtime, switches, delays)")
+      ->excludes(json);
+  cmd.add_flag("--timehist", a.timehist,
+               "print a perf-sched-timehist row per context switch as the run goes")
+      ->excludes(json);
+  cmd.add_option("--trace", a.trace, "write a Chrome/Perfetto trace JSON file");
+  cmd.add_flag("--trace-from-zero", a.trace_from_zero,
+               "start the --trace timeline at 0 instead of the trace's own clock");
+  cmd.add_option("--events", a.events, "write the event stream as CSV");
+  cmd.add_option("--ftrace", a.ftrace,
+                 "write the kernel's ftrace text (sched events), for analyze and Perfetto");
+  cmd.add_option("--rtapp-log", a.rtapp_log_dir,
+                 "write rt-app's per-thread logs of timer tasks into this directory");
+}
+
+OptionalWriters::OptionalWriters(const ReportArgs& args, SinkList& sinks, std::ostream& out) {
+  if (!args.trace.empty()) {
+    trace_file_ = open_output(args.trace);
+    trace_ = std::make_unique<PerfettoTraceWriter>(trace_file_->stream(), args.trace_from_zero);
     sinks.add(trace_.get());
   }
-  if (!paths.events.empty()) {
-    events_file_ = open_output(paths.events);
+  if (!args.events.empty()) {
+    events_file_ = open_output(args.events);
     events_ = std::make_unique<EventsCsvWriter>(events_file_->stream());
     sinks.add(events_.get());
+  }
+  if (!args.ftrace.empty()) {
+    ftrace_file_ = open_output(args.ftrace);
+    ftrace_ = std::make_unique<FtraceTextWriter>(ftrace_file_->stream());
+    sinks.add(ftrace_.get());
+  }
+  if (args.timehist) {
+    timehist_ = std::make_unique<TimehistWriter>(out);
+    sinks.add(timehist_.get());
+  }
+}
+
+void print_reports(const ReportArgs& args, const Metrics& m, std::ostream& out, std::ostream& err) {
+  if (args.json)
+    out << metrics_json(m);
+  else if (!args.latency && !args.timehist)
+    out << metrics_table(m);
+  if (args.latency) out << sched_latency_table(m);
+  if (!args.rtapp_log_dir.empty()) {
+    const std::vector<std::string> files = write_rtapp_logs(m, args.rtapp_log_dir);
+    err << fmt::format("schedlab: note: {} rt-app log(s) written to {}{}\n", files.size(),
+                       args.rtapp_log_dir, files.empty() ? " (no task reached a timer)" : "");
   }
 }
 
 void OptionalWriters::close() {
   if (trace_file_) trace_file_->close();
   if (events_file_) events_file_->close();
+  if (ftrace_file_) ftrace_file_->close();
 }
 
 CLI::Validator integer_in(int64_t lo, int64_t hi) {

@@ -10,10 +10,13 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/analyzer.h"
 #include "events/event.h"
 #include "host/host_session.h"
 #include "report/events_csv.h"
+#include "report/ftrace_writer.h"
 #include "report/perfetto_trace.h"
+#include "report/sched_latency.h"
 #include "scenario/scenario.h"
 #include "util/output_file.h"
 
@@ -51,20 +54,29 @@ std::pair<std::string, std::string> split_assignment(const std::string& text,
 // OutputFile::close() reports a failed write).
 std::unique_ptr<OutputFile> open_output(const std::string& path);
 
-// The --trace and --events writers a command was asked for, added to `sinks`.
-struct WriterPaths {
-  std::string trace, events;
+// The outputs of the commands that measure a run (`run`, `analyze`, `host run`), all
+// from the one analyzer's stream: the writers fed as events arrive (--trace, --events,
+// --ftrace, --timehist) and what is printed at the end (the table, --json, --latency,
+// --rtapp-log).
+struct ReportArgs {
+  std::string trace, events, ftrace, rtapp_log_dir;
+  bool json = false, latency = false, timehist = false, trace_from_zero = false;
 };
+void add_report_options(CLI::App& cmd, ReportArgs& a);
+
+// The writers a command was asked for, added to `sinks`; --timehist rows go to `out`.
 class OptionalWriters {
  public:
-  OptionalWriters(const WriterPaths& paths, SinkList& sinks);
+  OptionalWriters(const ReportArgs& args, SinkList& sinks, std::ostream& out);
   // Closes the files, reporting a failed write (InputError naming the file).
   void close();
 
  private:
-  std::unique_ptr<OutputFile> trace_file_, events_file_;
+  std::unique_ptr<OutputFile> trace_file_, events_file_, ftrace_file_;
   std::unique_ptr<PerfettoTraceWriter> trace_;
   std::unique_ptr<EventsCsvWriter> events_;
+  std::unique_ptr<FtraceTextWriter> ftrace_;
+  std::unique_ptr<TimehistWriter> timehist_;
 };
 
 // Strict number options. CLI11 alone reads "-1" for an unsigned option as 2^64 - 1,
@@ -76,6 +88,10 @@ CLI::Validator seconds_in(double max);
 
 // `host run` and `compare`: --max-tasks, the threads alive at once.
 void add_max_threads_option(CLI::App& cmd, HostSessionOptions& o);
+
+// The table (unless --latency or --timehist replace it), --json or --latency, and the
+// rt-app logs.
+void print_reports(const ReportArgs& args, const Metrics& m, std::ostream& out, std::ostream& err);
 
 // A progress bar with an ETA on a terminal; nothing otherwise.
 std::function<void(std::size_t, std::size_t)> progress_bar(std::ostream& err);

@@ -24,6 +24,10 @@ const char* event_type_name(EventType t) {
       return "dl_job";
     case EventType::kHolderPreempted:
       return "holder_preempted";
+    case EventType::kTimer:
+      return "timer";
+    case EventType::kLost:
+      return "lost";
   }
   return "?";
 }

@@ -23,10 +23,19 @@ enum class EventType : uint8_t {
                      // value = end - absolute deadline (> 0: a miss)
   kHolderPreempted,  // a task found spinlock `arg` held by `task`, which was runnable but
                      // not running (preempted): once per such holder episode; other = waiter
+  kTimer,            // task reached an rt-app `timer` step (rt-app.c run(), rtapp_timer):
+                     // value = the expiry it waits for (t_next, absolute), arg = the
+                     // period in us (c_period), other = the run/runtime configured since
+                     // its previous timer step in us (c_duration); value <= time: late
+  kLost,             // a recording lost events on cpu (buffer overrun): value = how many,
+                     // -1 when the trace does not say
 };
 
 enum class PrevState : uint8_t { kPreempted, kBlocked, kExited };
 constexpr int32_t kStartState = -1;
+// A switch's arg when a recording did not hold it: the task a later line shows running
+// on the CPU is not the one the last recorded switch left there (lost events).
+constexpr int32_t kInferredSwitch = -2;
 
 enum class BlockReason : uint8_t {
   kSleep,
@@ -64,6 +73,8 @@ struct TaskInfo {
   int rt_priority = 0;
   CpuMask allowed;
   Time created_ns = 0;
+  // A recording's kernel thread id and thread group id (0: not known, as in a simulation).
+  int64_t pid = 0, tgid = 0;
   // False for a task a recording saw beside the workload it ran (a kernel thread, another
   // process): it counts for the CPUs, switches and migrations, not in the task metrics.
   bool workload = true;
@@ -74,6 +85,10 @@ struct RunInfo {
   std::string policy;
   uint64_t seed = 0;
   int cpus = 1;
+  // The trace clock at time 0 of the stream (a recording's first event; 0 in a simulation).
+  Time origin_ns = 0;
+  // The generator that made the workload ("" for none), for the program's own units.
+  std::string generator;
   std::vector<std::string> mark_names;
   // Names of the objects a kBlock event's arg indexes, per BlockReason.
   std::vector<std::vector<std::string>> block_object_names;

@@ -102,11 +102,11 @@ std::string describe_parameters(const PolicySpec& p,
   for (const PolicyInfo& info : policy_registry()) {
     if (info.name != p.policy) continue;
     std::map<std::string, std::string> values;
-    for (const ParamSpec& s : info.params) values[s.name] = std::to_string(s.default_value);
+    for (const params::Row& s : info.params) values[s.name] = s.value;
     for (const auto& [k, v] : extra) values[k] = v;
     for (const auto& [k, v] : p.params) values[k] = v;
     std::string line = p.label + ":";
-    for (const ParamSpec& s : info.params)
+    for (const params::Row& s : info.params)
       line.append(" ").append(s.name).append("=").append(values[s.name]);
     return line;
   }

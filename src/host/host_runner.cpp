@@ -281,6 +281,7 @@ class Runner {
     std::optional<std::pair<std::vector<int>, SchedSettings>> applied;
     DeadlineJob job;                // SCHED_DEADLINE: the job open now
     std::vector<HostEvent> events;  // its marks and deadline jobs, handed over at the end
+    Time c_duration_ns = 0;         // run/runtime since its last timer step (rt-app's)
   };
 
   bool deadline_task(const Thread& t) const {
@@ -480,8 +481,10 @@ class Runner {
   bool execute(Thread& t, const Step& s) {
     switch (s.op) {
       case Op::kRun:
+        t.c_duration_ns += s.duration_ns;
         return run_work(s.duration_ns);
       case Op::kRuntime:
+        t.c_duration_ns += s.duration_ns;
         return run_until(mono_now() + s.duration_ns);
       case Op::kMem:
       case Op::kIoRun:
@@ -702,6 +705,12 @@ class Runner {
     }
     job_end(t);  // a deadline task's job is one period's work
     const Time now = mono_now();
+    // The same timing point as the simulator's (events/event.h kTimer).
+    t.events.push_back(
+        {now, t.tid, static_cast<CpuId>(std::max(0, sched_getcpu())), EventType::kTimer,
+         static_cast<int32_t>(std::min<Time>(s.duration_ns / kNsPerUs, INT32_MAX)), next,
+         static_cast<int32_t>(std::min<Time>(t.c_duration_ns / kNsPerUs, INT32_MAX))});
+    t.c_duration_ns = 0;
     if (now < next) {
       const bool ok = sleep_until(next);
       job_start(t, next);

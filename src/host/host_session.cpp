@@ -49,10 +49,12 @@ HostSessionResult run_recorded(const Scenario& scenario, const HostSessionOption
   if (run.interrupted) result.notes.push_back("interrupted; the metrics cover the run so far");
   result.interrupted = run.interrupted;
   run.record.policy = fmt::format("host {}", host_kernel_release());
+  run.record.generator = scenario.generator;
   // Our own recording, read as it is (--max-input guards what a user hands in).
   std::ifstream in(trace_path, std::ios::binary);
   if (!in) throw InputError(trace_path, "", "cannot read the recording back");
-  parse_ftrace(in, trace_path, sink, run.record);
+  const FtraceStats stats = parse_ftrace(in, trace_path, sink, run.record);
+  for (const std::string& n : stats.notes) result.notes.push_back(n);
   return result;
 }
 

@@ -20,8 +20,9 @@ struct KnownThread {
   CpuMask allowed;
 };
 
-// One event of the run, by kernel tid: type kMark (arg = mark index, value = count) or
-// kDlJob (value = end - absolute deadline).
+// One event of the run, by kernel tid: type kMark (arg = mark index, value = count),
+// kDlJob (value = end - absolute deadline) or kTimer (as events/event.h: value = expiry,
+// arg = period in us, other = c_duration in us).
 struct HostEvent {
   Time time_ns = 0;  // CLOCK_MONOTONIC
   int64_t tid = 0;
@@ -29,10 +30,12 @@ struct HostEvent {
   EventType type = EventType::kMark;
   int32_t arg = 0;
   int64_t value = 0;
+  int32_t other = kNoTask;
 };
 
 struct RunRecord {
   std::string policy = "host";             // the label of the metrics
+  std::string generator;                   // RunInfo::generator: the program's own units
   std::map<int64_t, KnownThread> threads;  // empty: every traced task is the workload
   std::vector<std::string> mark_names;     // what a kMark's arg indexes
   std::vector<HostEvent> events;           // in time order

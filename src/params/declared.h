@@ -12,7 +12,10 @@
 // a misspelt name fails to compile), its default, the parser of `name=value` text and of
 // scenario JSON, and the row `schedlab policies` / `schedlab generators` lists, as the
 // kernel's `SCHED_FEAT(START_DEBIT, true)` gives the enum, the default and the test.
-// Presets are rows of defaults: a value of the struct with some fields changed.
+// Presets are rows of defaults: a value of the struct with some fields changed. A family
+// whose releases offer different switches (CFS 2.6.31 and 2.6.32) declares every switch
+// of the family once; each release's table is `only({...})` or `without({...})` of the
+// family's, naming members (so a misspelt one fails to compile).
 //
 // Column by column: X(type, name, default, limits, since, effect)
 //   type    bool, int, int64_t (or Time), double, std::string, or params::CpuList (a list
@@ -23,13 +26,16 @@
 //           0 up to kMaxDurationNs), params::one_of({"a", "b"}) for strings;
 //           `.or_word("auto", 0)` lets a number be written as a word (x264's
 //           `threads: "auto"`), and a value equal to a word is listed as that word
-//   since   the release or source the parameter and its default come from
+//   since   the release or source the parameter and its default come from (for a family
+//           of releases, the releases that have it; each preset's row gives its default)
 //   effect  one line: what it changes
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
@@ -157,6 +163,31 @@ class Table {
     }
     return "?";  // not reached: every member of S is declared by its list
   }
+  using Member = typename Field<S>::Member;
+  // A preset's own list: these fields, in this order (a release's features.h order).
+  Table only(std::initializer_list<Member> members) const {
+    std::vector<Field<S>> picked;
+    for (const Member& m : members) picked.push_back(field_of(m));
+    return Table(std::move(picked));
+  }
+  // Every field but these (the switches a release lacks), in declaration order.
+  Table without(std::initializer_list<Member> members) const {
+    std::vector<Field<S>> kept;
+    for (const Field<S>& f : fields_) {
+      bool dropped = false;
+      for (const Member& m : members) dropped = dropped || f.member == m;
+      if (!dropped) kept.push_back(f);
+    }
+    return Table(std::move(kept));
+  }
+  // The same list with one field's effect worded for this preset (a switch whose effect
+  // differs between releases).
+  Table with_effect(const Member& member, const char* effect) const {
+    Table t = *this;
+    for (Field<S>& f : t.fields_)
+      if (f.member == member) f.effect = effect;
+    return t;
+  }
   std::vector<std::string> names() const {
     std::vector<std::string> n;
     for (const Field<S>& f : fields_) n.emplace_back(f.name);
@@ -209,6 +240,12 @@ class Table {
   }
 
  private:
+  const Field<S>& field_of(const Member& member) const {
+    for (const Field<S>& f : fields_)
+      if (f.member == member) return f;
+    throw std::logic_error("a member the table does not declare");
+  }
+
   std::vector<Field<S>> fields_;
 };
 

@@ -1,5 +1,5 @@
 // BFS, Con Kolivas's Brain Fuck Scheduler, after kernel/sched_bfs.c of BFS 0.318 (the
-// jiffies-deadline BFS of late 2009; ALGORITHMS.md §2, source B30x). One global run queue
+// jiffies-deadline BFS of late 2009; docs/algorithms/bfs.md). One global run queue
 // for every CPU and every policy (BFS replaced the whole scheduler, RT included): 103
 // priority lists (RT 0-99, ISO, NORMAL, IDLEPRIO), FIFO within a list.
 //
@@ -47,13 +47,25 @@ namespace {
 constexpr int kMaxRtPrio = 100;
 constexpr int kIsoPrio = 100, kNormalPrio = 101, kIdlePrio = 102, kPrioLimit = 103;
 
+#define BFS_PARAMS(X)                                                                           \
+  X(int64_t, rr_interval, 6, params::at_least(0), "BFS 0.318",                                  \
+    "slice in ms before the boot-time scaling by CPU count")                                    \
+  X(bool, rr_interval_scaling, true, params::any(), "BFS 0.318",                                \
+    "multiply rr_interval by 3/2 per doubling of the CPU count, as BFS does at boot")           \
+  X(int64_t, iso_cpu, 70, params::at_least(0), "BFS 0.318",                                     \
+    "percent of all CPUs' time SCHED_ISO tasks may take at RT priority over 5 s")               \
+  X(bool, scan_pick, false, params::any(), "schedlab",                                          \
+    "always scan the queue as BFS does (0: an exact index where every CPU shares a cache; the " \
+    "same choices, faster)")
+SCHEDLAB_DECLARE_PARAMS(BfsParams, BFS_PARAMS)
+
 class Bfs final : public SchedClass {
  public:
-  explicit Bfs(const ParamValues& p)
-      : base_rr_interval_ms_(p.get("rr_interval")),
-        scale_rr_(p.flag("rr_interval_scaling")),
-        iso_cpu_(p.get("iso_cpu")),
-        scan_pick_(p.flag("scan_pick")) {}
+  explicit Bfs(const BfsParams& p)
+      : base_rr_interval_ms_(p.rr_interval),
+        scale_rr_(p.rr_interval_scaling),
+        iso_cpu_(p.iso_cpu),
+        scan_pick_(p.scan_pick) {}
 
   // BFS replaced every class below stop: it takes every policy but SCHED_DEADLINE.
   bool takes(SchedPolicy p) const override { return p != SchedPolicy::kDeadline; }
@@ -506,24 +518,16 @@ class Bfs final : public SchedClass {
   int64_t iso_jiffy_ = -1, ticked_in_jiffy_ = 0;
 };
 
+// The three presets run the same model, so they are the same row of defaults.
 PolicyInfo bfs_info(const char* name, const char* description) {
-  return {name,
-          description,
-          {{"rr_interval", 6, false, "slice in ms before the boot-time scaling by CPU count"},
-           {"rr_interval_scaling", 1, true,
-            "multiply rr_interval by 3/2 per doubling of the CPU count, as BFS does at boot"},
-           {"iso_cpu", 70, false,
-            "percent of all CPUs' time SCHED_ISO tasks may take at RT priority over 5 s"},
-           {"scan_pick", 0, true,
-            "always scan the queue as BFS does (0: an exact index where every CPU shares a "
-            "cache; the same choices, faster)"}},
-          [](const ParamValues& p) { return std::make_unique<Bfs>(p); },
-          /*replaces_every_class=*/true};
+  return declare_policy<BfsParams>(
+      name, description, BfsParams::table(), {},
+      [](const BfsParams& p) { return std::make_unique<Bfs>(p); }, /*replaces_every_class=*/true);
 }
 
 }  // namespace
 
-std::vector<PolicyInfo> bfs_policy_infos() {
+std::vector<PolicyInfo> bfs_policies() {
   return {bfs_info("bfs", "BFS (the newest modelled: the 0.318 source; see bfs-0.304, bfs-0.311)"),
           bfs_info("bfs-0.304", "BFS 0.304 (Oct 2009, E4): modelled from the 0.318 source"),
           bfs_info("bfs-0.311", "BFS 0.311 (Dec 2009, E3): modelled from the 0.318 source")};

@@ -8,28 +8,29 @@
 
 namespace schedlab {
 
-PolicyInfo rr_policy_info();
-std::vector<PolicyInfo> bfs_policy_infos();
-std::vector<PolicyInfo> eevdf_policy_infos();
-PolicyInfo cfs_2623_policy_info();
-PolicyInfo cfs_2631_policy_info();
-PolicyInfo cfs_2632_policy_info();
-namespace o1 {
-PolicyInfo o1_policy_info();
-}
-namespace sd {
-PolicyInfo sd_policy_info();
-}
+// Every scheduler family, one line each, in the order `schedlab policies` lists them.
+// Each family's file defines `std::vector<PolicyInfo> FAMILY_policies()`.
+#define SCHEDLAB_POLICY_FAMILIES(X) \
+  X(rr)                             \
+  X(cfs23)                          \
+  X(cfs)                            \
+  X(eevdf)                          \
+  X(bfs)                            \
+  X(o1)                             \
+  X(sd)
+
+#define SCHEDLAB_DECLARE_FAMILY_(family) std::vector<PolicyInfo> family##_policies();
+SCHEDLAB_POLICY_FAMILIES(SCHEDLAB_DECLARE_FAMILY_)
 
 const std::vector<PolicyInfo>& policy_registry() {
   static const std::vector<PolicyInfo> registry = [] {
-    std::vector<PolicyInfo> r = {rr_policy_info(), cfs_2623_policy_info(), cfs_2631_policy_info(),
-                                 cfs_2632_policy_info()};
-    for (PolicyInfo& info : eevdf_policy_infos()) r.push_back(std::move(info));
-    for (PolicyInfo& info : bfs_policy_infos()) r.push_back(std::move(info));
-    r.push_back(o1::o1_policy_info());
-    r.push_back(sd::sd_policy_info());
-    return r;
+    std::vector<PolicyInfo> all;
+    auto add = [&all](std::vector<PolicyInfo> family) {
+      for (PolicyInfo& info : family) all.push_back(std::move(info));
+    };
+#define SCHEDLAB_ADD_FAMILY_(family) add(family##_policies());
+    SCHEDLAB_POLICY_FAMILIES(SCHEDLAB_ADD_FAMILY_)
+    return all;
   }();
   return registry;
 }
@@ -69,7 +70,7 @@ std::string refusal(const PolicyInfo& info, SchedPolicy p) {
             policy_name(p), upper.name, info.name);
   std::string taker;  // the first registered policy whose class takes it
   for (const PolicyInfo& other : policy_registry())
-    if (other.make(ParamValues(other.params))->takes(p)) {
+    if (other.make({}, "")->takes(p)) {
       taker = other.name;
       break;
     }
@@ -82,15 +83,11 @@ std::string refusal(const PolicyInfo& info, SchedPolicy p) {
 
 }  // namespace
 
-std::unique_ptr<SchedClass> make_policy(
-    const std::string& name, const std::vector<std::pair<std::string, std::string>>& params,
-    const std::string& file) {
+std::unique_ptr<SchedClass> make_policy(const std::string& name, const ParamList& params,
+                                        const std::string& file) {
   if (const PolicyInfo* found = find_policy(name)) {
-    const PolicyInfo& info = *found;
-    ParamValues values(info.params);
-    for (const auto& [k, v] : params) values.set(k, v, file, name);
     try {
-      return info.make(values);
+      return found->make(params, file);
     } catch (const InputError& e) {  // a policy checks combinations; name the file here
       if (!e.file().empty()) throw;
       throw InputError(file, e.key(), e.reason());
@@ -101,9 +98,7 @@ std::unique_ptr<SchedClass> make_policy(
   throw InputError(file, "policy", "unknown policy '" + name + "' (known: " + known + ")");
 }
 
-ClassStack make_stack(const std::string& name,
-                      const std::vector<std::pair<std::string, std::string>>& params,
-                      const std::string& file) {
+ClassStack make_stack(const std::string& name, const ParamList& params, const std::string& file) {
   std::unique_ptr<SchedClass> policy = make_policy(name, params, file);
   const PolicyInfo& info = *find_policy(name);
   ClassStack stack;

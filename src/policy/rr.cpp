@@ -12,9 +12,14 @@
 namespace schedlab {
 namespace {
 
+#define RR_PARAMS(X)                                                \
+  X(int64_t, slice_ns, 10'000'000, params::at_least(0), "schedlab", \
+    "time a task runs before it goes to the tail")
+SCHEDLAB_DECLARE_PARAMS(RrParams, RR_PARAMS)
+
 class RoundRobin final : public SchedClass {
  public:
-  explicit RoundRobin(const ParamValues& p) : slice_ns_(p.get("slice_ns")) {}
+  explicit RoundRobin(const RrParams& p) : slice_ns_(p.slice_ns) {}
 
   void task_new(Task& t, const Task*) override {
     if (static_cast<size_t>(t.id) >= picked_at_.size()) {
@@ -103,11 +108,10 @@ class RoundRobin final : public SchedClass {
 
 }  // namespace
 
-PolicyInfo rr_policy_info() {
-  return {"rr",
-          "global round robin with a fixed slice (a reference policy for testing the engine)",
-          {{"slice_ns", 10'000'000, false, "time a task runs before it goes to the tail"}},
-          [](const ParamValues& p) { return std::make_unique<RoundRobin>(p); }};
+std::vector<PolicyInfo> rr_policies() {
+  return {declare_policy<RrParams>(
+      "rr", "global round robin with a fixed slice (a reference policy for testing the engine)",
+      RrParams::table(), {}, [](const RrParams& p) { return std::make_unique<RoundRobin>(p); })};
 }
 
 }  // namespace schedlab

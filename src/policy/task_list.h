@@ -1,6 +1,6 @@
-// A FIFO of tasks threaded through a policy's per-task entries, as the kernel's run lists
-// thread list_heads through task_structs: append and unlink by id in O(1). An entry type
-// holds its place in a `TaskLinks links` member.
+// A list of tasks threaded through a policy's per-task entries, as the kernel's run lists
+// thread list_heads through task_structs: add at either end and unlink by id in O(1). An
+// entry type holds its place in a `TaskLinks links` member.
 #pragma once
 
 #include "util/types.h"
@@ -26,6 +26,18 @@ void list_append(TaskList& list, Entries& entries, TaskId id) {
   else
     list.head = id;
   list.tail = id;
+}
+
+template <class Entries>
+void list_push_front(TaskList& list, Entries& entries, TaskId id) {
+  TaskLinks& links = entries[id].links;
+  links.prev = kNoTask;
+  links.next = list.head;
+  if (list.head != kNoTask)
+    entries[list.head].links.prev = id;
+  else
+    list.tail = id;
+  list.head = id;
 }
 
 template <class Entries>

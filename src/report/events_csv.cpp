@@ -34,6 +34,10 @@ void EventsCsvWriter::event(const SchedEvent& e) {
     case EventType::kSwitch: {
       const auto s = static_cast<PrevState>(e.detail);
       if (e.task == kNoTask) break;
+      if (e.arg == kInferredSwitch) {
+        info = "prev_state=inferred";
+        break;
+      }
       info =
           s == PrevState::kPreempted ? "prev_state=R"
           : s == PrevState::kExited
@@ -60,12 +64,21 @@ void EventsCsvWriter::event(const SchedEvent& e) {
     case EventType::kDlJob:
       info = fmt::format("lateness_ns={}", e.value);
       break;
+    case EventType::kTimer:
+      info = fmt::format("slack_ns={} period_us={} c_duration_us={}", e.value - e.time, e.arg,
+                         e.other);
+      break;
+    case EventType::kLost:
+      info = fmt::format("lost={}", e.value);
+      break;
     default:
       break;
   }
+  const TaskId other = e.type == EventType::kTimer ? kNoTask : e.other;  // kTimer: a number
   out_ << e.time << ',' << event_type_name(e.type) << ',' << e.cpu << ',' << e.task << ','
-       << name(e.task) << ',' << e.other << ','
-       << (e.other == kNoTask ? std::string() : name(e.other)) << ',' << csv_field(info) << '\n';
+       << (e.task == kNoTask && e.type == EventType::kLost ? std::string() : name(e.task)) << ','
+       << other << ',' << (other == kNoTask ? std::string() : name(other)) << ',' << csv_field(info)
+       << '\n';
 }
 
 void EventsCsvWriter::end(Time) {

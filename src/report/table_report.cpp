@@ -2,11 +2,64 @@
 
 #include <fmt/format.h>
 
+#include "report/program_units.h"
+
 namespace schedlab {
 
 static double ms(Time ns) {
   return static_cast<double>(ns) / 1e6;
 }
+
+// schbench's block (schbench.c of 2016, show_latencies): nearest-rank percentiles in
+// microseconds, the 99th starred.
+std::string percentile_block(const std::string& title, const LatencyStats& s) {
+  std::string out = fmt::format("\n{} percentiles (usec), {} samples\n", title, s.count());
+  for (size_t i = 0; i < std::size(kPercentileBlock); ++i)
+    out += fmt::format("\t{}{:.4f}th: {}\n", kPercentileBlock[i] == 0.99 ? "*" : "",
+                       kPercentileBlock[i] * 100, s.percentile(kPercentileBlock[i]) / 1000);
+  out += fmt::format("\tmin={}, max={}\n", s.min() / 1000, s.max() / 1000);
+  return out;
+}
+
+namespace {
+
+std::string residency_block(const Metrics& m) {
+  if (m.cpus > 8 || m.tasks.empty()) return "";
+  std::string out = fmt::format("\n{:<20}", "cpu residency ms");
+  for (int c = 0; c < m.cpus; ++c) out += fmt::format(" {:>10}", fmt::format("cpu{}", c));
+  out += "\n";
+  for (const TaskMetrics& t : m.tasks) {
+    out += fmt::format("{:<20}", t.name);
+    for (Time r : t.cpu_residency_ns) out += fmt::format(" {:>10.3f}", ms(r));
+    out += "\n";
+  }
+  return out;
+}
+
+std::string switch_line(const Metrics& m) {
+  uint64_t lost = 0;
+  bool uncounted = false;
+  std::string by_cpu;
+  for (const CpuMetrics& c : m.per_cpu) {
+    lost += c.lost_events;
+    uncounted |= c.lost_uncounted;
+    if (c.lost_events || c.lost_uncounted)
+      by_cpu += fmt::format(
+          "{}cpu{} {}", by_cpu.empty() ? "" : ", ", c.id,
+          c.lost_uncounted && !c.lost_events ? std::string("some") : std::to_string(c.lost_events));
+  }
+  std::string out = fmt::format("\ncontext switches {}", m.context_switches);
+  if (m.inferred_switches > 0 || m.policy.rfind("host", 0) == 0)
+    out += fmt::format(" ({} recorded, {} inferred)", m.context_switches - m.inferred_switches,
+                       m.inferred_switches);
+  out += fmt::format("  migrations {}  Jain fairness {:.4f}  events {}\n", m.migrations,
+                     m.jain_fairness, m.events);
+  if (lost > 0 || uncounted)
+    out += fmt::format("lost events {}{}: {}\n", lost, uncounted ? " and more" : "", by_cpu);
+  return out;
+}
+
+}  // namespace
 
 std::string metrics_table(const Metrics& m) {
   const bool recorded = m.policy.rfind("host", 0) == 0;
@@ -43,8 +96,26 @@ std::string metrics_table(const Metrics& m) {
       out += fmt::format("{:<20} {:>10} {:>12.2f}\n", name, mk.count,
                          seconds > 0 ? static_cast<double>(mk.count) / seconds : 0.0);
   }
-  out += fmt::format("\ncontext switches {}  migrations {}  Jain fairness {:.4f}  events {}\n",
-                     m.context_switches, m.migrations, m.jain_fairness, m.events);
+  bool any_timer = false;
+  for (const TaskMetrics& t : m.tasks) any_timer |= !t.activations.empty();
+  if (any_timer) {
+    out += fmt::format("\n{:<20} {:>11} {:>14} {:>14}\n", "timer task", "activations",
+                       "missed periods", "min slack us");
+    for (const TaskMetrics& t : m.tasks) {
+      if (t.activations.empty()) continue;
+      Time slack = t.activations.front().slack_ns;
+      for (const TimerActivation& a : t.activations) slack = std::min(slack, a.slack_ns);
+      out += fmt::format("{:<20} {:>11} {:>14} {:>14.1f}\n", t.name, t.activations.size(),
+                         t.missed_periods, static_cast<double>(slack) / 1e3);
+    }
+  }
+  out += residency_block(m);
+  if (m.wakeup_latency.count() > 0) out += percentile_block("Wakeup latency", m.wakeup_latency);
+  for (const auto& [name, mk] : m.marks)
+    if (mk.interval.count() > 0) out += percentile_block("Mark " + name + " interval", mk.interval);
+  if (const ProgramFigure f = program_figure(m); !f.name.empty())
+    out += fmt::format("\n{}: {}\n", f.name, f.line);
+  out += switch_line(m);
   return out;
 }
 

@@ -156,6 +156,8 @@ Scenario build(JValue root, const std::string& file, const std::string& base_dir
         generate(generators->items[i], fmt::format("workload[{}]", i));
     } else {
       generate(*generators, "workload");
+      if (const JValue* g = generators->find("generator"); g && g->is_string())
+        s.generator = g->string;
     }
   }
   check_task_names(s.workload, origin, r);

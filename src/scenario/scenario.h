@@ -24,6 +24,7 @@ struct Scenario {
   uint64_t seed = 1;
   std::optional<Time> duration_ns;  // absent: until every task exits
   JsonLeniency leniency;
+  std::string generator;  // the one generator of "workload" ("" for none, or a list)
 };
 
 // Command-line changes, applied on top of the file.

@@ -78,6 +78,7 @@ EngineResult Engine::run() {
   info.policy = options_.policy_name;
   info.seed = options_.seed;
   info.cpus = machine_ref_.cpus;
+  info.generator = options_.generator;
   info.mark_names = workload_.marks.names;
   info.block_object_names = {{},
                              workload_.timers.names,

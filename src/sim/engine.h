@@ -29,6 +29,7 @@ struct EngineOptions {
   bool check_invariants = false;
   std::string policy_name;
   int max_live_tasks = kDefaultMaxLiveTasks;  // a fork past it ends the run (WorkloadError)
+  std::string generator;  // RunInfo::generator
 };
 
 struct EngineResult {
@@ -73,8 +74,9 @@ class Engine final : public SchedContext {
     Int128 work_scaled = 0;  // remaining work x 1024 (capacity units)
     Time runtime_end = 0;
     Time spin_left = 0;
-    Time stall_left = 0;  // cache refill still to pay after a migration
-    Time t_first = 0;     // rt-app's reference time for timers
+    Time stall_left = 0;     // cache refill still to pay after a migration
+    Time t_first = 0;        // rt-app's reference time for timers
+    Time c_duration_ns = 0;  // run/runtime asked since the last timer step (rt-app's c_duration)
     int32_t block_object = -1;
     uint64_t wake_generation = 0;
     // spinlock acquisition in progress

@@ -99,6 +99,7 @@ Engine::StepResult Engine::execute_step(CpuId cpu, Task& t, Exec& x, const Step&
   ++x.step;
   switch (s.op) {
     case Op::kRun:
+      x.c_duration_ns += s.duration_ns;
       return step_work(x, Burst::kWork, s.duration_ns);
     case Op::kMem:
     case Op::kIoRun: {
@@ -106,6 +107,7 @@ Engine::StepResult Engine::execute_step(CpuId cpu, Task& t, Exec& x, const Step&
       return step_work(x, Burst::kWork, (s.amount * 1000 + per_us - 1) / per_us);
     }
     case Op::kRuntime:
+      x.c_duration_ns += s.duration_ns;
       return step_work(x, Burst::kRuntime, s.duration_ns);
     case Op::kSleep:
       if (s.duration_ns == 0) return StepResult::kContinue;
@@ -204,6 +206,11 @@ Engine::StepResult Engine::step_timer(Task& t, Exec& x, const Step& s) {
     *next = x.t_first;
   }
   *next += s.duration_ns;
+  // rt-app's timing point: slack = t_next - now, c_period and c_duration of the iteration.
+  emit({now_, EventType::kTimer, 0, t.cpu, t.id,
+        static_cast<TaskId>(std::min<Time>(x.c_duration_ns / kNsPerUs, INT32_MAX)),
+        static_cast<int32_t>(std::min<Time>(s.duration_ns / kNsPerUs, INT32_MAX)), *next});
+  x.c_duration_ns = 0;
   notify_period_done(t, now_ >= *next);  // the period's work is done (a deadline job ends)
   if (now_ < *next) {
     sleep_until(t, *next, BlockReason::kTimer);

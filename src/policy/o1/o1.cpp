@@ -1,13 +1,18 @@
-// O(1) of 2.6.22 on one CPU: arrays, timeslices, sleep_avg, interactivity, fork and
-// exit. See o1.h for what is modelled and the judgement calls.
+// O(1) of 2.6.22: timeslices, sleep_avg, interactivity, fork and exit, on the shared
+// arrays; placement and balancing are mainline's (policy/arrays/mainline_2622.h). See
+// o1.h for what is modelled and the judgement calls.
 #include "policy/o1/o1.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <bit>
 
-namespace schedlab::o1 {
+#include "policy/arrays/mainline_2622.h"
+#include "policy/registry.h"
+
+namespace schedlab {
+namespace o1 {
+
+using arrays::kMaxPrio;
+using arrays::kMaxRtPrio;
 
 namespace {
 constexpr int kMaxBonus = 10;  // MAX_USER_PRIO * PRIO_BONUS_RATIO / 100
@@ -16,12 +21,13 @@ constexpr int kOnRunqueueWeight = 30;
 constexpr int kChildPenalty = 95, kParentPenalty = 100, kExitWeight = 3;
 }  // namespace
 
+O1::O1(const O1Params& p) : p_(p), balancer_(arrays::rules_2622(), arrays::domains_2622()) {}
+
 void O1::attach(SchedContext& ctx) {
   SchedClass::attach(ctx);
-  rq_.resize(static_cast<size_t>(ctx.cpus()));
-  const auto domains =
-      cfs::build_domains(ctx.machine(), tun_.domains, cfs::GroupPower::kOnePerSharedGroup);
-  for (CpuId c = 0; c < ctx.cpus(); ++c) rq_[c].domains = domains[c];
+  q_.attach(ctx, p_.cache_hot_time_ns);
+  expired_timestamp_.assign(static_cast<size_t>(ctx.cpus()), 0);
+  balancer_.attach(ctx, q_);
 }
 
 // MIN_TIMESLICE (5 ms) and DEF_TIMESLICE (100 ms), in jiffies.
@@ -106,52 +112,19 @@ int O1::recalc_task_prio(Entity& e, int64_t now) {
 // expired_starving(): interactive tasks stop being reinserted into the active array
 // when the first expired task has waited STARVATION_LIMIT per runnable task, or a better
 // static priority has expired.
-bool O1::expired_starving(const RunQueue& rq) const {
-  if (rq.curr != kNoTask && se_[rq.curr].static_prio > rq.best_expired_prio) return true;
-  const int64_t limit = tun_.starvation_limit_ms * ctx_->machine().hz / 1000;
-  if (limit == 0 || rq.expired_timestamp == 0) return false;
-  return jiffies() - rq.expired_timestamp > limit * rq.nr_running;
-}
-
-void O1::enqueue_task(CpuId cpu, Entity& e, int array) {
-  PrioArray& a = rq_[cpu].arrays[array];
-  const int level = e.prio - kMaxRtPrio;
-  list_append(a.queue[level], se_, e.task->id);
-  a.bitmap |= uint64_t{1} << level;
-  ++a.nr_active;
-  e.array = array;
-  e.rq_cpu = cpu;
-}
-
-void O1::dequeue_task(Entity& e) {
-  PrioArray& a = rq_[e.rq_cpu].arrays[e.array];
-  const int level = e.prio - kMaxRtPrio;
-  list_unlink(a.queue[level], se_, e.task->id);
-  if (a.queue[level].empty()) a.bitmap &= ~(uint64_t{1} << level);
-  --a.nr_active;
-  e.array = -1;
-}
-
-void O1::requeue_task(Entity& e) {
-  const int array = e.array;
-  const CpuId cpu = e.rq_cpu;
-  dequeue_task(e);
-  enqueue_task(cpu, e, array);
+bool O1::expired_starving(CpuId cpu) const {
+  const arrays::Queue& rq = q_.rq(cpu);
+  if (rq.curr != kNoTask && q_[rq.curr].static_prio > rq.best_expired_prio) return true;
+  const int64_t limit = p_.starvation_limit_ms * ctx_->machine().hz / 1000;
+  const int64_t since = expired_timestamp_[cpu];
+  if (limit == 0 || since == 0) return false;
+  return jiffies() - since > limit * rq.nr_running;
 }
 
 // __activate_task(): into the active array (SCHED_BATCH: the expired one), at the tail.
 void O1::activate(CpuId cpu, Entity& e) {
-  RunQueue& rq = rq_[cpu];
-  enqueue_task(cpu, e, e.task->policy == SchedPolicy::kBatch ? rq.active ^ 1 : rq.active);
-  ++rq.nr_running;
-  rq.raw_weighted_load += e.load_weight;
-}
-
-void O1::deactivate(Entity& e) {
-  RunQueue& rq = rq_[e.rq_cpu];
-  --rq.nr_running;
-  rq.raw_weighted_load -= e.load_weight;
-  dequeue_task(e);
+  const int active = q_.rq(cpu).active;
+  q_.activate(cpu, e, e.task->policy == SchedPolicy::kBatch ? active ^ 1 : active);
 }
 
 // The part of schedule() about prev: its run time, divided by its bonus so interactive
@@ -167,17 +140,16 @@ void O1::switch_out(Entity& e) {
 // sched_fork(): the child shares the parent's remaining timeslice and inherits its
 // sleep_avg (dup_task_struct) and priority.
 void O1::task_new(Task& t, const Task* parent) {
-  if (static_cast<size_t>(t.id) >= se_.size()) se_.resize(static_cast<size_t>(t.id) + 1);
-  Entity& e = se_[t.id];
+  q_.grow(t.id);
+  Entity& e = q_[t.id];
   e = Entity{};
   e.task = &t;
   e.static_prio = 120 + t.nice;
   set_load_weight(e);
   e.time_slice = task_timeslice(e);
   e.timestamp = ctx_->now();
-  if (parent && static_cast<size_t>(parent->id) < se_.size() && se_[parent->id].task &&
-      se_[parent->id].array >= 0) {
-    Entity& pe = se_[parent->id];
+  if (parent && q_.known(parent->id) && q_[parent->id].array >= 0) {
+    Entity& pe = q_[parent->id];
     e.parent = parent->id;
     e.sleep_avg = pe.sleep_avg;
     e.time_slice = (pe.time_slice + 1) >> 1;
@@ -185,15 +157,18 @@ void O1::task_new(Task& t, const Task* parent) {
     pe.time_slice >>= 1;
     if (pe.time_slice == 0) {  // the parent had one jiffy left: it expires now
       pe.time_slice = 1;
-      if (rq_[pe.rq_cpu].curr == parent->id) slice_tick(pe.rq_cpu, pe);
+      if (q_.rq(pe.rq_cpu).curr == parent->id) slice_tick(pe.rq_cpu, pe);
     }
   }
   e.prio = normal_prio(e);
 }
 
+CpuId O1::select_cpu(Task& t, CpuId prev, const WakeInfo& how) {
+  return arrays::select_cpu_2622(balancer_, q_, t, prev, how);
+}
+
 void O1::enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) {
-  Entity& e = se_[t.id];
-  RunQueue& rq = rq_[cpu];
+  Entity& e = q_[t.id];
   switch (how.kind) {
     case EnqueueKind::kNew: {
       // wake_up_new_task(): child and parent lose a little sleep_avg; a thread's child
@@ -202,8 +177,8 @@ void O1::enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) {
           jiffies_to_ns(current_bonus(e) * kChildPenalty / 100 * max_sleep_avg() / kMaxBonus);
       e.prio = normal_prio(e);
       activate(cpu, e);
-      if (e.parent != kNoTask && se_[e.parent].task) {
-        Entity& pe = se_[e.parent];
+      if (e.parent != kNoTask && q_[e.parent].task) {
+        Entity& pe = q_[e.parent];
         pe.sleep_avg =
             jiffies_to_ns(current_bonus(pe) * kParentPenalty / 100 * max_sleep_avg() / kMaxBonus);
       }
@@ -220,11 +195,11 @@ void O1::enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) {
       activate(cpu, e);
       return;
     }
-    case EnqueueKind::kMigrate:  // pull_task(): the same array on the new CPU
-      enqueue_task(cpu, e, how.class_bits & kToExpired ? rq.active ^ 1 : rq.active);
-      ++rq.nr_running;
-      rq.raw_weighted_load += e.load_weight;
+    case EnqueueKind::kMigrate: {  // pull_task(): the same array on the new CPU
+      const int active = q_.rq(cpu).active;
+      q_.activate(cpu, e, how.class_bits & arrays::kToExpired ? active ^ 1 : active);
       return;
+    }
     case EnqueueKind::kRequeue:  // a policy or affinity change
       e.static_prio = 120 + t.nice;
       set_load_weight(e);
@@ -235,40 +210,35 @@ void O1::enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) {
 }
 
 void O1::dequeue(CpuId cpu, Task& t, DequeueKind) {
-  Entity& e = se_[t.id];
-  RunQueue& rq = rq_[cpu];
+  Entity& e = q_[t.id];
+  arrays::Queue& rq = q_.rq(cpu);
   if (rq.curr == t.id) {  // blocking or exiting in schedule()
     switch_out(e);
     rq.curr = kNoTask;
   }
-  if (e.array >= 0) deactivate(e);
+  if (e.array >= 0) q_.deactivate(e);
 }
 
 void O1::check_preempt(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how) {
-  // Sync wake-ups on the waker's CPU, and a thread's child on its parent's, wait for
-  // the current task to schedule.
-  if (how.kind == WakeKind::kFork && how.waker_cpu == cpu) return;
-  if (how.kind == WakeKind::kWakeup && how.sync && how.waker_cpu == cpu) return;
-  if (se_[woken.id].prio < se_[curr.id].prio) ctx_->resched(cpu);  // TASK_PREEMPTS_CURR
+  if (arrays::wakeup_preempts_2622(cpu, q_[curr.id].prio, q_[woken.id].prio, how))
+    ctx_->resched(cpu);
 }
 
 // The pick of schedule(): swap the arrays when the active one is empty; the first task
 // of the best list runs, after its on-runqueue time is credited to an interactive
 // sleeper (full from an interrupt wake-up, 30 % otherwise).
 Task* O1::pick_next(CpuId cpu) {
-  RunQueue& rq = rq_[cpu];
+  arrays::Queue& rq = q_.rq(cpu);
   if (rq.nr_running == 0) {
-    rq.expired_timestamp = 0;
+    expired_timestamp_[cpu] = 0;
     return nullptr;
   }
   if (rq.arrays[rq.active].nr_active == 0) {
     rq.active ^= 1;
-    rq.expired_timestamp = 0;
+    expired_timestamp_[cpu] = 0;
     rq.best_expired_prio = kMaxPrio;
   }
-  PrioArray& a = rq.arrays[rq.active];
-  const int level = std::countr_zero(a.bitmap);
-  Entity& next = se_[a.queue[level].head];
+  Entity& next = q_.first(cpu);
   const int64_t now = ctx_->now();
   if (next.sleep_type == SleepType::kInteractive || next.sleep_type == SleepType::kInterrupted) {
     int64_t credit = std::max<int64_t>(0, now - next.timestamp);
@@ -277,9 +247,9 @@ Task* O1::pick_next(CpuId cpu) {
     const int new_prio = recalc_task_prio(next, next.timestamp + credit);
     if (new_prio != next.prio) {
       const int array = next.array;
-      dequeue_task(next);
+      q_.dequeue(next);
       next.prio = new_prio;
-      enqueue_task(cpu, next, array);
+      q_.enqueue(cpu, next, array);
     }
   }
   next.sleep_type = SleepType::kNormal;
@@ -289,107 +259,79 @@ Task* O1::pick_next(CpuId cpu) {
 }
 
 void O1::put_prev(CpuId cpu, Task& prev) {
-  switch_out(se_[prev.id]);
-  rq_[cpu].curr = kNoTask;  // it stays where it is in its list
+  switch_out(q_[prev.id]);
+  q_.rq(cpu).curr = kNoTask;  // it stays where it is in its list
 }
 
 // task_running_tick(): a used-up timeslice is refilled, the task goes to the expired
 // array unless it is interactive and nothing starves there; an interactive task still
 // holding its slice yields to its equals every TIMESLICE_GRANULARITY.
 void O1::slice_tick(CpuId cpu, Entity& e) {
-  RunQueue& rq = rq_[cpu];
+  arrays::Queue& rq = q_.rq(cpu);
   if (e.array != rq.active) {  // expired but not yet switched out
     ctx_->resched(cpu);
     return;
   }
   if (--e.time_slice == 0) {
-    dequeue_task(e);
+    q_.dequeue(e);
     ctx_->resched(cpu);
     e.prio = normal_prio(e);
     e.time_slice = task_timeslice(e);
     e.first_time_slice = false;
-    if (rq.expired_timestamp == 0) rq.expired_timestamp = jiffies();
-    if (!task_interactive(e) || expired_starving(rq)) {
-      enqueue_task(cpu, e, rq.active ^ 1);
+    if (expired_timestamp_[cpu] == 0) expired_timestamp_[cpu] = jiffies();
+    if (!task_interactive(e) || expired_starving(cpu)) {
+      q_.enqueue(cpu, e, rq.active ^ 1);
       rq.best_expired_prio = std::min(rq.best_expired_prio, e.static_prio);
     } else {
-      enqueue_task(cpu, e, rq.active);
+      q_.enqueue(cpu, e, rq.active);
     }
     return;
   }
   const int64_t granularity = timeslice_granularity(e);
   if (task_interactive(e) && (task_timeslice(e) - e.time_slice) % granularity == 0 &&
       e.time_slice >= granularity) {
-    requeue_task(e);
+    q_.requeue(e);
     ctx_->resched(cpu);
   }
 }
 
 void O1::task_tick(CpuId cpu, Task& curr) {
-  if (rq_[cpu].curr == curr.id) slice_tick(cpu, se_[curr.id]);
+  if (q_.rq(cpu).curr == curr.id) slice_tick(cpu, q_[curr.id]);
 }
 
 // sys_sched_yield(): to the expired array (the tail of its list if already there).
 void O1::yield(CpuId cpu) {
-  RunQueue& rq = rq_[cpu];
+  arrays::Queue& rq = q_.rq(cpu);
   if (rq.curr == kNoTask) return;
-  Entity& e = se_[rq.curr];
+  Entity& e = q_[rq.curr];
   const int target = rq.active ^ 1;
   if (e.array != target) {
-    dequeue_task(e);
-    enqueue_task(cpu, e, target);
+    q_.dequeue(e);
+    q_.enqueue(cpu, e, target);
   } else {
-    requeue_task(e);
+    q_.requeue(e);
   }
 }
 
 // sched_exit(): an unused first slice returns to the parent, and a child that slept
 // less than its parent drags the parent's sleep_avg down.
 void O1::task_dead(Task& t) {
-  Entity& e = se_[t.id];
-  if (e.parent == kNoTask || !se_[e.parent].task || !se_[e.parent].task->runnable) return;
-  Entity& pe = se_[e.parent];
+  Entity& e = q_[t.id];
+  if (e.parent == kNoTask || !q_[e.parent].task || !q_[e.parent].task->runnable) return;
+  Entity& pe = q_[e.parent];
   if (e.first_time_slice && t.cpu == pe.task->cpu)
     pe.time_slice = std::min(pe.time_slice + e.time_slice, task_timeslice(e));
   if (e.sleep_avg < pe.sleep_avg)
     pe.sleep_avg = pe.sleep_avg / (kExitWeight + 1) * kExitWeight + e.sleep_avg / (kExitWeight + 1);
 }
 
-bool O1::expired(TaskId id) const {
-  const Entity& e = se_[id];
-  return e.array >= 0 && e.array != rq_[e.rq_cpu].active;
+}  // namespace o1
+
+std::vector<PolicyInfo> o1_policies() {
+  return {declare_policy<o1::O1Params>(
+      "o1", "O(1) of Linux 2.6.22: active/expired arrays, sleep_avg bonus, interactivity",
+      o1::O1Params::table(), {},
+      [](const o1::O1Params& p) { return std::make_unique<o1::O1>(p); })};
 }
 
-std::string O1::check_invariants() const {
-  for (CpuId cpu = 0; cpu < static_cast<CpuId>(rq_.size()); ++cpu) {
-    const RunQueue& rq = rq_[cpu];
-    int count = 0;
-    int64_t load = 0;
-    for (int a = 0; a < 2; ++a) {
-      int in_array = 0;
-      for (int level = 0; level < kLevels; ++level) {
-        const bool bit = (rq.arrays[a].bitmap >> level) & 1;
-        if (bit != (rq.arrays[a].queue[level].head != kNoTask))
-          return fmt::format("o1: CPU {} array {} bitmap disagrees at prio {}", cpu, a,
-                             level + kMaxRtPrio);
-        for (TaskId id = rq.arrays[a].queue[level].head; id != kNoTask; id = se_[id].links.next) {
-          const Entity& e = se_[id];
-          if (e.prio != level + kMaxRtPrio || e.array != a || e.rq_cpu != cpu)
-            return fmt::format("o1: {} is listed at the wrong place", e.task->name);
-          ++in_array;
-          load += e.load_weight;
-        }
-      }
-      if (in_array != rq.arrays[a].nr_active)
-        return fmt::format("o1: CPU {} array {} counts {} but lists {}", cpu, a,
-                           rq.arrays[a].nr_active, in_array);
-      count += in_array;
-    }
-    if (count != rq.nr_running || load != rq.raw_weighted_load)
-      return fmt::format("o1: CPU {} counts {} tasks of load {} but lists {} of load {}", cpu,
-                         rq.nr_running, rq.raw_weighted_load, count, load);
-  }
-  return {};
-}
-
-}  // namespace schedlab::o1
+}  // namespace schedlab

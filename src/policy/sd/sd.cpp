@@ -1,5 +1,6 @@
-// Staircase Deadline 0.46 on one CPU: slots, quotas, minor and major rotations. See sd.h
-// for the design and the judgement calls; balancing is o1_balance.cpp's.
+// Staircase Deadline 0.46 on one CPU: slots, quotas, minor and major rotations, on the
+// shared arrays; placement and balancing are mainline's (policy/arrays/mainline_2622.h).
+// See sd.h for the design and the judgement calls.
 #include "policy/sd/sd.h"
 
 #include <fmt/format.h>
@@ -7,11 +8,14 @@
 #include <algorithm>
 #include <bit>
 
+#include "policy/arrays/mainline_2622.h"
+#include "policy/registry.h"
 #include "util/error.h"
 
-namespace schedlab::sd {
+namespace schedlab {
+namespace sd {
 
-using o1::kMaxRtPrio;
+using arrays::kMaxRtPrio;
 
 namespace {
 uint64_t bit(int level) {
@@ -30,33 +34,38 @@ uint64_t prio_matrix(int static_level) {
   return mask;
 }
 
+StaircaseDeadline::StaircaseDeadline(const SdParams& p)
+    : p_(p), balancer_(arrays::rules_2622(), arrays::domains_2622()) {}
+
 void StaircaseDeadline::attach(SchedContext& ctx) {
-  O1::attach(ctx);
+  SchedClass::attach(ctx);
+  q_.attach(ctx, p_.cache_hot_time_ns);
   rot_.resize(static_cast<size_t>(ctx.cpus()));
   // 1 + ilog2(CPUs)
-  const int64_t scale = scale_rr_ ? std::bit_width(static_cast<unsigned>(ctx.cpus())) : 1;
-  quota_ = rr_interval_ms_ * 1'000'000 * scale;
+  const int64_t scale =
+      p_.scale_rr_interval ? std::bit_width(static_cast<unsigned>(ctx.cpus())) : 1;
+  quota_ = p_.rr_interval_ms * 1'000'000 * scale;
+  balancer_.attach(ctx, q_);
 }
 
-void StaircaseDeadline::set_static(Entity& e, Stair& s) {
-  s.static_level = e.task->policy == SchedPolicy::kIdle ? kLevels - 1 : e.task->nice + 20;
-  e.static_prio = kMaxRtPrio + s.static_level;
-  e.load_weight = std::popcount(prio_matrix(s.static_level)) * 1024 / 20;
+void StaircaseDeadline::set_static(Entity& e) {
+  e.static_level = e.task->policy == SchedPolicy::kIdle ? kLevels - 1 : e.task->nice + 20;
+  e.load_weight = std::popcount(prio_matrix(e.static_level)) * 1024 / 20;
 }
 
 // next_entitled_slot(): the first free slot of the task's row at or below where its
 // peers of the same nice are on this CPU; the slot's quota joins the level's.
-bool StaircaseDeadline::take_slot(CpuId cpu, Entity& e, Stair& s) {
+bool StaircaseDeadline::take_slot(CpuId cpu, Entity& e) {
   Rotation& r = rot_[cpu];
-  const int from = r.prio_level[s.static_level];
+  const int from = r.prio_level[e.static_level];
   if (from >= kLevels) return false;
-  const uint64_t free = prio_matrix(s.static_level) & ~s.used & (kAllLevels << from);
+  const uint64_t free = prio_matrix(e.static_level) & ~e.used & (kAllLevels << from);
   if (free == 0) return false;
   const int level = std::countr_zero(free);
-  s.used |= bit(level);
-  s.time_slice = quota_;
+  e.used |= bit(level);
+  e.time_slice = quota_;
   r.level_quota[level] += quota_;
-  r.prio_level[s.static_level] = std::max(r.prio_level[s.static_level], level);
+  r.prio_level[e.static_level] = std::max(r.prio_level[e.static_level], level);
   e.prio = kMaxRtPrio + level;
   return true;
 }
@@ -64,27 +73,26 @@ bool StaircaseDeadline::take_slot(CpuId cpu, Entity& e, Stair& s) {
 // Into a list without a slot: the expired array, at the task's first slot, so that the
 // next epoch starts in nice order.
 void StaircaseDeadline::place(CpuId cpu, Entity& e, int array) {
-  if (array != rq_[cpu].active)
-    e.prio = kMaxRtPrio + std::countr_zero(prio_matrix(stair_[e.task->id].static_level));
-  enqueue_task(cpu, e, array);
+  if (array != q_.rq(cpu).active)
+    e.prio = kMaxRtPrio + std::countr_zero(prio_matrix(e.static_level));
+  q_.enqueue(cpu, e, array);
 }
 
 // recalc_task_prio() and enqueue: a task back in the same epoch on the same CPU keeps its
 // level and quota while both it and the level have some left; otherwise it takes its
 // next slot, or expires.
 void StaircaseDeadline::queue_task(CpuId cpu, Entity& e) {
-  RunQueue& rq = rq_[cpu];
+  arrays::Queue& rq = q_.rq(cpu);
   Rotation& r = rot_[cpu];
-  Stair& s = stair_[e.task->id];
-  if (s.epoch != r.epoch || s.epoch_cpu != cpu) {
-    s.used = 0;
-    s.epoch = r.epoch;
-    s.epoch_cpu = cpu;
-    s.time_slice = 0;
+  if (e.epoch != r.epoch || e.epoch_cpu != cpu) {
+    e.used = 0;
+    e.epoch = r.epoch;
+    e.epoch_cpu = cpu;
+    e.time_slice = 0;
   }
   const int level = e.prio - kMaxRtPrio;
-  const bool keep = s.time_slice > 0 && (s.used & bit(level)) && r.level_quota[level] > 0;
-  if (keep || take_slot(cpu, e, s))
+  const bool keep = e.time_slice > 0 && (e.used & bit(level)) && r.level_quota[level] > 0;
+  if (keep || take_slot(cpu, e))
     place(cpu, e, rq.active);
   else
     place(cpu, e, rq.active ^ 1);
@@ -95,13 +103,12 @@ void StaircaseDeadline::queue_task(CpuId cpu, Entity& e) {
 // A listed task leaves its slot (quota used, level rotated, or yielded): what it did not
 // use leaves the level too; it takes its next slot or expires.
 void StaircaseDeadline::move_down(CpuId cpu, Entity& e) {
-  RunQueue& rq = rq_[cpu];
-  Stair& s = stair_[e.task->id];
-  if (e.array == rq.active && s.time_slice > 0)
-    rot_[cpu].level_quota[e.prio - kMaxRtPrio] -= s.time_slice;
-  dequeue_task(e);
-  s.time_slice = 0;
-  if (take_slot(cpu, e, s))
+  const arrays::Queue& rq = q_.rq(cpu);
+  if (e.array == rq.active && e.time_slice > 0)
+    rot_[cpu].level_quota[e.prio - kMaxRtPrio] -= e.time_slice;
+  q_.dequeue(e);
+  e.time_slice = 0;
+  if (take_slot(cpu, e))
     place(cpu, e, rq.active);
   else
     place(cpu, e, rq.active ^ 1);
@@ -109,25 +116,24 @@ void StaircaseDeadline::move_down(CpuId cpu, Entity& e) {
 
 // update_cpu_clock(): the running task's time comes off its quota and its level's.
 void StaircaseDeadline::charge(CpuId cpu, Entity& e) {
-  Stair& s = stair_[e.task->id];
   const int64_t now = ctx_->now();
-  const int64_t ran = now - s.exec_start;
-  s.exec_start = now;
-  if (ran <= 0 || e.array != rq_[cpu].active) return;
-  s.time_slice -= ran;
+  const int64_t ran = now - e.exec_start;
+  e.exec_start = now;
+  if (ran <= 0 || e.array != q_.rq(cpu).active) return;
+  e.time_slice -= ran;
   rot_[cpu].level_quota[e.prio - kMaxRtPrio] -= ran;
 }
 
 // task_running_tick(): true when the running task must give up the CPU: its level's
 // quota is gone (minor rotation) or its own is.
 bool StaircaseDeadline::quota_check(CpuId cpu, Entity& e) {
-  if (e.array != rq_[cpu].active) return true;
+  if (e.array != q_.rq(cpu).active) return true;
   const int level = e.prio - kMaxRtPrio;
   if (rot_[cpu].level_quota[level] <= 0) {
     minor_rotation(cpu, level);
     return true;
   }
-  if (stair_[e.task->id].time_slice <= 0) {
+  if (e.time_slice <= 0) {
     move_down(cpu, e);
     return true;
   }
@@ -140,72 +146,67 @@ void StaircaseDeadline::minor_rotation(CpuId cpu, int level) {
   Rotation& r = rot_[cpu];
   for (int& reached : r.prio_level) reached = std::max(reached, level + 1);
   // Each step moves the head below this level or to the expired array.
-  const TaskList& on_level = rq_[cpu].arrays[rq_[cpu].active].queue[level];
-  while (!on_level.empty()) move_down(cpu, se_[on_level.head]);
+  const TaskList& on_level = q_.rq(cpu).arrays[q_.rq(cpu).active].queue[level];
+  while (!on_level.empty()) move_down(cpu, q_[on_level.head]);
 }
 
 // The active array is empty: the arrays swap, a new epoch begins, quotas are handed out
 // afresh, each expired task on its first slot, where it already waits.
 void StaircaseDeadline::major_rotation(CpuId cpu) {
-  RunQueue& rq = rq_[cpu];
+  arrays::Queue& rq = q_.rq(cpu);
   Rotation& r = rot_[cpu];
   rq.active ^= 1;
   ++r.epoch;
   r.level_quota.fill(0);
   r.prio_level.fill(0);
   for (const TaskList& list : rq.arrays[rq.active].queue)
-    for (TaskId id = list.head; id != kNoTask; id = se_[id].links.next) {
-      Stair& s = stair_[id];
-      s.used = 0;
-      s.epoch = r.epoch;
-      s.epoch_cpu = cpu;
-      take_slot(cpu, se_[id], s);  // the first slot: the level it is listed at
+    for (TaskId id = list.head; id != kNoTask; id = q_[id].links.next) {
+      Entity& e = q_[id];
+      e.used = 0;
+      e.epoch = r.epoch;
+      e.epoch_cpu = cpu;
+      take_slot(cpu, e);  // the first slot: the level it is listed at
     }
 }
 
 // sched_fork(): the child shares the parent's slot: each keeps half of what is left.
 void StaircaseDeadline::task_new(Task& t, const Task* parent) {
-  if (static_cast<size_t>(t.id) >= se_.size()) se_.resize(static_cast<size_t>(t.id) + 1);
-  if (static_cast<size_t>(t.id) >= stair_.size()) stair_.resize(static_cast<size_t>(t.id) + 1);
-  Entity& e = se_[t.id];
-  Stair& s = stair_[t.id];
+  q_.grow(t.id);
+  Entity& e = q_[t.id];
   e = Entity{};
-  s = Stair{};
   e.task = &t;
-  e.timestamp = ctx_->now();
-  set_static(e, s);
-  e.prio = kMaxRtPrio + std::countr_zero(prio_matrix(s.static_level));
-  if (!parent || static_cast<size_t>(parent->id) >= se_.size() || !se_[parent->id].task ||
-      se_[parent->id].array < 0)
-    return;
-  Entity& pe = se_[parent->id];
-  Stair& ps = stair_[parent->id];
-  e.parent = parent->id;
+  set_static(e);
+  e.prio = kMaxRtPrio + std::countr_zero(prio_matrix(e.static_level));
+  if (!parent || !q_.known(parent->id) || q_[parent->id].array < 0) return;
+  Entity& pe = q_[parent->id];
   const CpuId pcpu = pe.rq_cpu;
-  if (rq_[pcpu].curr == parent->id) {
+  if (q_.rq(pcpu).curr == parent->id) {
     charge(pcpu, pe);
     if (quota_check(pcpu, pe)) ctx_->resched(pcpu);
   }
-  if (pe.array != rq_[pcpu].active || ps.static_level != s.static_level) return;
-  s.used = ps.used;
-  s.epoch = ps.epoch;
-  s.epoch_cpu = ps.epoch_cpu;
+  if (pe.array != q_.rq(pcpu).active || pe.static_level != e.static_level) return;
+  e.used = pe.used;
+  e.epoch = pe.epoch;
+  e.epoch_cpu = pe.epoch_cpu;
   e.prio = pe.prio;
-  s.time_slice = (ps.time_slice + 1) / 2;
-  ps.time_slice -= s.time_slice;
+  e.time_slice = (pe.time_slice + 1) / 2;
+  pe.time_slice -= e.time_slice;
+}
+
+CpuId StaircaseDeadline::select_cpu(Task& t, CpuId prev, const WakeInfo& how) {
+  return arrays::select_cpu_2622(balancer_, q_, t, prev, how);
 }
 
 void StaircaseDeadline::enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) {
-  Entity& e = se_[t.id];
-  if (how.kind == EnqueueKind::kRequeue) set_static(e, stair_[t.id]);  // nice or policy changed
+  Entity& e = q_[t.id];
+  if (how.kind == EnqueueKind::kRequeue) set_static(e);  // nice or policy changed
   queue_task(cpu, e);
 }
 
 void StaircaseDeadline::dequeue(CpuId cpu, Task& t, DequeueKind how) {
-  Entity& e = se_[t.id];
-  RunQueue& rq = rq_[cpu];
+  Entity& e = q_[t.id];
+  arrays::Queue& rq = q_.rq(cpu);
   Rotation& r = rot_[cpu];
-  Stair& s = stair_[t.id];
   if (rq.curr == t.id) {  // blocking or exiting in schedule()
     charge(cpu, e);
     e.last_ran = ctx_->now();
@@ -214,11 +215,11 @@ void StaircaseDeadline::dequeue(CpuId cpu, Task& t, DequeueKind how) {
   if (e.array < 0) return;
   const int level = e.prio - kMaxRtPrio;
   const bool active = e.array == rq.active;
-  if (how == DequeueKind::kMigrate && active && s.time_slice > 0) {
-    r.level_quota[level] -= s.time_slice;
-    s.time_slice = 0;
+  if (how == DequeueKind::kMigrate && active && e.time_slice > 0) {
+    r.level_quota[level] -= e.time_slice;
+    e.time_slice = 0;
   }
-  deactivate(e);
+  q_.deactivate(e);
   if (active && r.level_quota[level] <= 0 && rq.arrays[rq.active].queue[level].head != kNoTask)
     minor_rotation(cpu, level);
 }
@@ -226,26 +227,25 @@ void StaircaseDeadline::dequeue(CpuId cpu, Task& t, DequeueKind how) {
 // try_to_wake_up() of 2.6.21 as in O(1) (a better level preempts), except that
 // SCHED_BATCH never preempts.
 void StaircaseDeadline::check_preempt(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how) {
-  if (woken.policy != SchedPolicy::kBatch) O1::check_preempt(cpu, curr, woken, how);
+  if (woken.policy == SchedPolicy::kBatch) return;
+  if (arrays::wakeup_preempts_2622(cpu, q_[curr.id].prio, q_[woken.id].prio, how))
+    ctx_->resched(cpu);
 }
 
 Task* StaircaseDeadline::pick_next(CpuId cpu) {
-  RunQueue& rq = rq_[cpu];
+  arrays::Queue& rq = q_.rq(cpu);
   if (rq.nr_running == 0) return nullptr;
   if (rq.arrays[rq.active].nr_active == 0) major_rotation(cpu);
-  const o1::O1::PrioArray& a = rq.arrays[rq.active];
-  Entity& next = se_[a.queue[std::countr_zero(a.bitmap)].head];
-  const int64_t now = ctx_->now();
-  stair_[next.task->id].exec_start = now;
-  next.timestamp = now;
+  Entity& next = q_.first(cpu);
+  next.exec_start = ctx_->now();
   rq.curr = next.task->id;
   return next.task;
 }
 
 void StaircaseDeadline::put_prev(CpuId cpu, Task& prev) {
-  RunQueue& rq = rq_[cpu];
+  arrays::Queue& rq = q_.rq(cpu);
   if (rq.curr != prev.id) return;
-  Entity& e = se_[prev.id];
+  Entity& e = q_[prev.id];
   charge(cpu, e);
   quota_check(cpu, e);
   e.last_ran = ctx_->now();
@@ -253,65 +253,58 @@ void StaircaseDeadline::put_prev(CpuId cpu, Task& prev) {
 }
 
 void StaircaseDeadline::task_tick(CpuId cpu, Task& curr) {
-  if (rq_[cpu].curr != curr.id) return;
-  Entity& e = se_[curr.id];
+  if (q_.rq(cpu).curr != curr.id) return;
+  Entity& e = q_[curr.id];
   charge(cpu, e);
   if (quota_check(cpu, e)) ctx_->resched(cpu);
 }
 
 void StaircaseDeadline::yield(CpuId cpu) {
-  RunQueue& rq = rq_[cpu];
+  arrays::Queue& rq = q_.rq(cpu);
   if (rq.curr == kNoTask) return;
-  Entity& e = se_[rq.curr];
+  Entity& e = q_[rq.curr];
   charge(cpu, e);
   if (!quota_check(cpu, e)) move_down(cpu, e);
 }
 
 std::string StaircaseDeadline::check_invariants() const {
-  if (std::string broken = O1::check_invariants(); !broken.empty()) return broken;
-  for (CpuId cpu = 0; cpu < static_cast<CpuId>(rq_.size()); ++cpu) {
-    const RunQueue& rq = rq_[cpu];
+  if (std::string broken = q_.check("sd"); !broken.empty()) return broken;
+  for (CpuId cpu = 0; cpu < static_cast<CpuId>(rot_.size()); ++cpu) {
+    const arrays::Queue& rq = q_.rq(cpu);
     const Rotation& r = rot_[cpu];
     for (int a = 0; a < 2; ++a)
       for (int level = 0; level < kLevels; ++level)
-        for (TaskId id = rq.arrays[a].queue[level].head; id != kNoTask; id = se_[id].links.next) {
-          const Stair& s = stair_[id];
-          const std::string& name = se_[id].task->name;
-          const uint64_t row = prio_matrix(s.static_level);
+        for (TaskId id = rq.arrays[a].queue[level].head; id != kNoTask; id = q_[id].links.next) {
+          const Entity& e = q_[id];
+          const std::string& name = e.task->name;
+          const uint64_t row = prio_matrix(e.static_level);
           if (a != rq.active) {
             if (level != std::countr_zero(row))
               return fmt::format("sd: expired {} is not on its first slot", name);
             continue;
           }
-          if (!(row & bit(level)) || !(s.used & bit(level)))
+          if (!(row & bit(level)) || !(e.used & bit(level)))
             return fmt::format("sd: {} is on level {} without a slot there", name, level);
-          if (s.epoch != r.epoch || s.epoch_cpu != cpu)
+          if (e.epoch != r.epoch || e.epoch_cpu != cpu)
             return fmt::format("sd: {} is active on CPU {} from another epoch", name, cpu);
-          if (id != rq.curr && (s.time_slice <= 0 || r.level_quota[level] <= 0))
+          if (id != rq.curr && (e.time_slice <= 0 || r.level_quota[level] <= 0))
             return fmt::format("sd: {} waits on level {} without quota", name, level);
         }
   }
   return {};
 }
 
-PolicyInfo sd_policy_info() {
-  return {"sd",
-          "Staircase Deadline 0.46 (2.6.21): rotating staircase of per-level quotas, "
-          "epochs, no bonus",
-          {{"rr_interval_ms", 8, false, "quota per slot (RR_INTERVAL)"},
-           {"scale_rr_interval", 1, true, "multiply rr_interval by 1 + ilog2(CPUs) (unverified)"},
-           {"cache_hot_time_ns", 2'500'000, false,
-            "a task that ran this recently is cache hot (mainline's balancer)"}},
-          [](const ParamValues& p) {
-            Tunables t;
-            t.rr_interval_ms = p.get("rr_interval_ms");
-            if (t.rr_interval_ms <= 0)
-              throw InputError("", "rr_interval_ms", "must be at least 1 ms");
-            t.scale_rr_interval = p.get("scale_rr_interval") != 0;
-            t.o1.cache_hot_time_ns = p.get("cache_hot_time_ns");
-            t.o1.domains = o1::domains_2622();
-            return std::make_unique<StaircaseDeadline>(std::move(t));
-          }};
+}  // namespace sd
+
+std::vector<PolicyInfo> sd_policies() {
+  return {declare_policy<sd::SdParams>(
+      "sd",
+      "Staircase Deadline 0.46 (2.6.21): rotating staircase of per-level quotas, epochs, no "
+      "bonus",
+      sd::SdParams::table(), {}, [](const sd::SdParams& p) -> std::unique_ptr<SchedClass> {
+        if (p.rr_interval_ms <= 0) throw InputError("", "rr_interval_ms", "must be at least 1 ms");
+        return std::make_unique<sd::StaircaseDeadline>(p);
+      })};
 }
 
-}  // namespace schedlab::sd
+}  // namespace schedlab

@@ -1,5 +1,6 @@
-// Scheduling domains of 2.6.31 / 2.6.32 built from the machine topology
-// (kernel/sched.c build_sched_domains, include/linux/topology.h SD_*_INIT).
+// Scheduling domains built from the machine topology, as kernel/sched.c's
+// build_sched_domains builds them from include/linux/topology.h's SD_*_INIT (2.6.22 to
+// 2.6.32) and kernel/sched/topology.c's sd_init() (6.x). docs/algorithms/balancing.md.
 //
 // Levels, bottom up: SMT (hardware threads of a core), MC (cores sharing the last-level
 // cache), CPU (the whole machine; no NUMA level is modelled). A level whose span is one
@@ -8,15 +9,14 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "machine/machine.h"
 #include "util/types.h"
 
-namespace schedlab::cfs {
+namespace schedlab::balance {
 
-// SD_* flags (symbolic; the kernel's bit values differ between the two releases).
+// SD_* flags (symbolic; the kernel's bit values differ between releases).
 enum SdFlag : uint32_t {
   kSdLoadBalance = 1u << 0,
   kSdBalanceNewidle = 1u << 1,
@@ -33,14 +33,28 @@ enum SdFlag : uint32_t {
 enum class Level : uint8_t { kSmt, kMc, kCpu };
 const char* level_name(Level l);
 
-// The constant part of a domain (SD_SIBLING_INIT, SD_MC_INIT, SD_CPU_INIT).
+// The constant part of a domain (SD_SIBLING_INIT, SD_MC_INIT, SD_CPU_INIT), written with
+// designated initialisers: {.level = Level::kMc, .flags = ..., .imbalance_pct = 125}.
 struct DomainTemplate {
   Level level = Level::kCpu;
   uint32_t flags = 0;
-  int min_interval_ms = 1, max_interval_ms = 4, busy_factor = 64, imbalance_pct = 125;
+  int min_interval_ms = 1;
+  int max_interval_ms = 4;
+  int busy_factor = 64;
+  int imbalance_pct = 125;
   int cache_nice_tries = 0;
-  int busy_idx = 0, idle_idx = 0, newidle_idx = 0, wake_idx = 0, forkexec_idx = 0;
+  // cpu_load[] indices per kind of balancing (0: the instantaneous load)
+  int busy_idx = 0;
+  int idle_idx = 0;
+  int newidle_idx = 0;
+  int wake_idx = 0;
+  int forkexec_idx = 0;
 };
+
+// Switches a domain flag a user may flip (--param SD_BALANCE_NEWIDLE=0) on every level,
+// when it differs from the MC level's default; SD_BALANCE_NEWIDLE and SD_PREFER_SIBLING
+// are switched on the MC and CPU levels only (the SMT level keeps its own).
+void switch_domain_flag(std::vector<DomainTemplate>& levels, uint32_t flag, bool on);
 
 // One CPU's domain at one level, with its balancing state.
 struct Domain {
@@ -56,7 +70,7 @@ struct Domain {
 };
 
 enum class GroupPower : uint8_t {
-  kOnePerSharedGroup,  // 2.6.31: a group whose CPUs share a core or cache counts as one
+  kOnePerSharedGroup,  // 2.6.22-2.6.31: a group whose CPUs share a core or cache counts as one
   kSumOfCpus,          // 2.6.32: the sum of its CPUs (SMT threads share smt_gain 1178)
 };
 
@@ -65,4 +79,4 @@ std::vector<std::vector<Domain>> build_domains(const Machine& m,
                                                const std::vector<DomainTemplate>& levels,
                                                GroupPower power);
 
-}  // namespace schedlab::cfs
+}  // namespace schedlab::balance

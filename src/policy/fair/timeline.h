@@ -9,7 +9,7 @@
 
 #include "util/types.h"
 
-namespace schedlab::cfs {
+namespace schedlab::fair {
 
 class Timeline {
  public:
@@ -94,4 +94,4 @@ class Timeline {
   uint64_t next_seq_ = 0;
 };
 
-}  // namespace schedlab::cfs
+}  // namespace schedlab::fair

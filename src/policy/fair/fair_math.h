@@ -8,7 +8,7 @@
 
 #include "util/types.h"
 
-namespace schedlab::cfs {
+namespace schedlab::fair {
 
 inline constexpr int64_t kNice0Load = 1024;             // NICE_0_LOAD and SCHED_LOAD_SCALE
 inline constexpr int64_t kIdlePrioWeight = 3;           // WEIGHT_IDLEPRIO (SCHED_IDLE)
@@ -68,4 +68,4 @@ inline void update_avg(int64_t& avg, int64_t sample) {
   avg += (sample - avg) >> 3;
 }
 
-}  // namespace schedlab::cfs
+}  // namespace schedlab::fair

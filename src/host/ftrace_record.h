@@ -1,0 +1,59 @@
+// What one line of an ftrace text trace says, once its fields are converted
+// (ftrace_parser.cpp), and the replay of those records into the event stream
+// (ftrace_replay.cpp). Internal to src/host.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "events/event.h"
+#include "host/ftrace_parser.h"
+#include "host/run_record.h"
+
+namespace schedlab {
+
+// kOwn: an event of the run itself (RunRecord::events), merged in by time. kLost: a
+// "CPU:N [LOST M EVENTS]" line (count in `lost`, -1 when not said).
+enum class FtraceKind : uint8_t {
+  kSwitch,
+  kWakeup,
+  kWakeupNew,
+  kMigrate,
+  kFork,
+  kExit,
+  kOwn,
+  kLost
+};
+
+struct FtraceSide {
+  int64_t pid = -1;
+  int64_t tgid = 0;  // the (TGID) column of the line's running task; 0: not shown
+  std::string comm;
+  int prio = 120;
+};
+
+struct FtraceRecord {
+  Time time = 0;
+  CpuId cpu = 0;
+  FtraceKind kind = FtraceKind::kSwitch;
+  FtraceSide ctx;   // the task running on the CPU when the event was recorded
+  FtraceSide a, b;  // switch: prev, next; fork: parent, child; others: the task in a
+  PrevState prev_state = PrevState::kPreempted;
+  CpuId target = kNoCpu;  // wake-up target or migration destination
+  CpuId orig = kNoCpu;    // migration source
+  int64_t lost = 0;
+  size_t line = 0;
+  const HostEvent* own = nullptr;  // kOwn: the run's event (its task in a)
+};
+
+// The time span a trace states for itself (comments written by `run --ftrace`): the
+// stream's time 0 and its end, when they are not its first and last events.
+struct FtraceSpan {
+  Time start_ns = -1, end_ns = -1;
+};
+
+// Replays records sorted by time into `sink`; fills stats.cpus, inferred_switches, notes.
+void replay_ftrace(const std::vector<FtraceRecord>& records, const RunRecord& run, int header_cpus,
+                   const FtraceSpan& span, EventSink& sink, FtraceStats& stats);
+
+}  // namespace schedlab

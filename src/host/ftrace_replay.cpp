@@ -1,0 +1,233 @@
+// Records of an ftrace trace, sorted by time, replayed into the event stream: tasks
+// numbered in order of first appearance (pid 0 is the idle task) and announced, what ran
+// on each CPU when the trace began, then every record, with times relative to the
+// trace's start.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "host/ftrace_record.h"
+
+namespace schedlab {
+
+namespace {
+
+using Kind = FtraceKind;
+using Side = FtraceSide;
+using Record = FtraceRecord;
+
+struct TaskRow {
+  std::string comm;
+  int prio = 120;
+  Time created = 0;
+  TaskId parent = kNoTask;
+  int64_t pid = 0, tgid = 0;
+  bool from_start = false;  // running on a CPU when the trace began
+};
+
+class Replay {
+ public:
+  Replay(const std::vector<Record>& recs, const RunRecord& run, int header_cpus,
+         const FtraceSpan& span, EventSink& sink)
+      : recs_(recs),
+        run_(run),
+        sink_(sink),
+        t0_(span.start_ns >= 0 ? std::min(span.start_ns, recs.front().time) : recs.front().time),
+        cpus_(header_cpus) {}
+
+  // A task starts at its first appearance; one running on a CPU when the trace begins
+  // (the first line of that CPU names it) ran from the start.
+  void number_tasks() {
+    std::vector<char> cpu_seen(kMaxCpus, 0);
+    for (const Record& r : recs_) {
+      cpus_ = std::max(cpus_, r.cpu + 1);
+      if (r.target != kNoCpu) cpus_ = std::max(cpus_, r.target + 1);
+      if (r.kind == Kind::kOwn || r.kind == Kind::kLost) continue;
+      const Time at = r.time - t0_;
+      const bool from_start =
+          !cpu_seen[r.cpu] && r.ctx.pid > 0 && id_of_.find(r.ctx.pid) == id_of_.end();
+      cpu_seen[r.cpu] = 1;
+      const TaskId c = task(r.ctx, from_start ? 0 : at, kNoTask);
+      if (from_start) rows_[c].from_start = true;
+      if (r.kind == Kind::kFork) {
+        has_fork_ = true;
+        const TaskId parent = task(r.a, at, kNoTask);
+        task(r.b, at, parent);
+        continue;
+      }
+      has_fork_ |= r.kind == Kind::kWakeupNew;
+      has_wakeup_ |= r.kind == Kind::kWakeup;
+      task(r.a, at, kNoTask);
+      if (r.kind == Kind::kSwitch) task(r.b, at, kNoTask);
+    }
+  }
+  int cpus() const { return cpus_; }
+
+  // Names: the run's own for its threads; a comm used by several pids gets ":pid".
+  void announce() {
+    std::map<std::string, int> pids_per_comm;
+    for (const TaskRow& row : rows_) ++pids_per_comm[row.comm];
+    RunInfo info;
+    info.policy = run_.policy;
+    info.cpus = cpus_;
+    info.origin_ns = t0_;
+    info.generator = run_.generator;
+    info.mark_names = run_.mark_names;
+    sink_.begin(info);
+    for (TaskId id = 0; id < static_cast<TaskId>(rows_.size()); ++id) {
+      const TaskRow& row = rows_[id];
+      const auto named = run_.threads.find(row.pid);
+      const bool ours = named != run_.threads.end();
+      TaskInfo t;
+      t.id = id;
+      t.name = ours                          ? named->second.name
+               : pids_per_comm[row.comm] > 1 ? fmt::format("{}:{}", row.comm, row.pid)
+                                             : row.comm;
+      t.parent = row.parent;
+      t.policy = row.prio < 0     ? SchedPolicy::kDeadline
+                 : row.prio < 100 ? SchedPolicy::kFifo
+                                  : SchedPolicy::kOther;
+      t.rt_priority = row.prio >= 0 && row.prio < 100 ? 99 - row.prio : 0;
+      t.nice = row.prio >= 100 ? row.prio - 120 : 0;
+      t.allowed = ours && named->second.allowed.any() ? named->second.allowed : all_cpus(cpus_);
+      t.created_ns = row.created;
+      t.pid = row.pid;
+      t.tgid = row.tgid > 0 ? row.tgid : row.pid;
+      t.workload = run_.threads.empty() || ours;
+      sink_.task_created(t);
+    }
+  }
+
+  // What each CPU ran from the start: the task its first line shows running.
+  void start_state() {
+    std::vector<char> cpu_seen(static_cast<size_t>(cpus_), 0);
+    for (const Record& r : recs_) {
+      if (r.kind == Kind::kOwn || r.kind == Kind::kLost || cpu_seen[r.cpu]) continue;
+      cpu_seen[r.cpu] = 1;
+      const TaskId c = id(r.ctx);
+      if (c != kNoTask && rows_[c].from_start)
+        sink_.event({0, EventType::kSwitch, 0, r.cpu, kNoTask, c, kStartState, 0});
+    }
+  }
+
+  // When a line's running task is not the one the last switch left there, a switch was
+  // not recorded (lost events): one is inferred at that line.
+  size_t events() {
+    size_t inferred = 0;
+    std::vector<TaskId> curr(static_cast<size_t>(cpus_), kNoTask);
+    std::vector<char> cpu_seen(static_cast<size_t>(cpus_), 0);
+    for (const Record& r : recs_) {
+      const Time at = r.time - t0_;
+      if (r.kind == Kind::kOwn) {
+        // a timer step's value is its expiry, on the trace clock like the time
+        const int64_t value = r.own->type == EventType::kTimer ? r.own->value - t0_ : r.own->value;
+        sink_.event({at, r.own->type, 0, r.cpu, id(r.a), r.own->other, r.own->arg, value});
+        continue;
+      }
+      if (r.kind == Kind::kLost) {
+        sink_.event({at, EventType::kLost, 0, r.cpu, kNoTask, kNoTask, 0, r.lost});
+        continue;
+      }
+      const TaskId running = id(r.ctx);
+      if (cpu_seen[r.cpu] && r.ctx.pid >= 0 && running != curr[r.cpu]) {
+        sink_.event({at, EventType::kSwitch, static_cast<uint8_t>(PrevState::kBlocked), r.cpu,
+                     curr[r.cpu], running, kInferredSwitch, 0});
+        ++inferred;
+      }
+      cpu_seen[r.cpu] = 1;
+      curr[r.cpu] = r.kind == Kind::kSwitch ? id(r.b) : running;
+      emit(r, at);
+    }
+    return inferred;
+  }
+
+  // Tasks that appear after the start although the trace records no creations.
+  std::vector<std::string> notes() const {
+    std::vector<std::string> out;
+    size_t late = 0;
+    for (const TaskRow& row : rows_) late += row.created > 0 && row.parent == kNoTask;
+    if (late > 0 && !has_fork_)
+      out.push_back(fmt::format(
+          "the trace has no sched_process_fork or sched_wakeup_new events: {} task(s) first "
+          "seen after its start are taken to start at their first appearance",
+          late));
+    if (!has_wakeup_)
+      out.push_back(
+          "the trace has no sched_wakeup events: wake-up latencies and sleep times are not "
+          "measured");
+    return out;
+  }
+
+ private:
+  TaskId id(const Side& s) const { return s.pid > 0 ? id_of_.at(s.pid) : kNoTask; }
+
+  TaskId task(const Side& s, Time at, TaskId parent) {
+    if (s.pid <= 0) return kNoTask;
+    auto [it, fresh] = id_of_.try_emplace(s.pid, static_cast<TaskId>(rows_.size()));
+    if (fresh) rows_.push_back({s.comm, s.prio, at, parent, s.pid, 0, false});
+    // The name a task ends with (a child is named after its parent until it execs); the
+    // "<...>" of an unknown comm never replaces a name.
+    TaskRow& row = rows_[it->second];
+    if (!s.comm.empty() && s.comm != "<...>") row.comm = s.comm;
+    if (s.tgid > 0) row.tgid = s.tgid;
+    return it->second;
+  }
+
+  void emit(const Record& r, Time at) {
+    const TaskId a = id(r.a), b = id(r.b);
+    switch (r.kind) {
+      case Kind::kSwitch:
+        sink_.event({at, EventType::kSwitch,
+                     static_cast<uint8_t>(a == kNoTask ? PrevState::kPreempted : r.prev_state),
+                     r.cpu, a, b, 0, 0});
+        break;
+      case Kind::kWakeup:
+      case Kind::kWakeupNew:
+        if (a == kNoTask) break;
+        sink_.event({at, r.kind == Kind::kWakeup ? EventType::kWakeup : EventType::kWakeupNew, 0,
+                     r.target != kNoCpu ? r.target : r.cpu, a, kNoTask, 0, 0});
+        break;
+      case Kind::kMigrate:
+        if (a != kNoTask)
+          sink_.event({at, EventType::kMigrate, 0, r.orig, a, kNoTask, r.target, 0});
+        break;
+      case Kind::kFork:
+        if (a != kNoTask && b != kNoTask) sink_.event({at, EventType::kFork, 0, r.cpu, a, b, 0, 0});
+        break;
+      case Kind::kExit:
+        if (a != kNoTask) sink_.event({at, EventType::kExit, 0, r.cpu, a, kNoTask, 0, 0});
+        break;
+      case Kind::kOwn:
+      case Kind::kLost:
+        break;
+    }
+  }
+
+  const std::vector<Record>& recs_;
+  const RunRecord& run_;
+  EventSink& sink_;
+  Time t0_;
+  int cpus_;
+  bool has_fork_ = false, has_wakeup_ = false;
+  std::map<int64_t, TaskId> id_of_;
+  std::vector<TaskRow> rows_;
+};
+
+}  // namespace
+
+void replay_ftrace(const std::vector<FtraceRecord>& records, const RunRecord& run, int header_cpus,
+                   const FtraceSpan& span, EventSink& sink, FtraceStats& stats) {
+  Replay replay(records, run, header_cpus, span, sink);
+  replay.number_tasks();
+  stats.cpus = replay.cpus();
+  replay.announce();
+  replay.start_state();
+  stats.inferred_switches = replay.events();
+  for (std::string& n : replay.notes()) stats.notes.push_back(std::move(n));
+  const Time t0 = span.start_ns >= 0 ? std::min(span.start_ns, stats.first_ns) : stats.first_ns;
+  const Time end = span.end_ns >= 0 ? std::max(span.end_ns, stats.last_ns) : stats.last_ns;
+  sink.end(end - t0);
+}
+
+}  // namespace schedlab

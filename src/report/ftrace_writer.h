@@ -1,0 +1,54 @@
+// The event stream as the kernel's own ftrace text (`run --ftrace out.txt`), in the
+// layout of the tracefs `trace` file with the record-tgid column (docs/traces.md):
+//
+//   COMM-PID (TGID) [CPU] FLAGS SECS.NANOSECS: EVENT: FIELDS
+//
+// sched_switch, sched_waking + sched_wakeup, sched_wakeup_new, sched_migrate_task,
+// sched_process_fork and sched_process_exit with the kernel's field layout, and marks as
+// atrace counters (`tracing_mark_write: C|tgid|mark|total`). Every line's COMM-PID is
+// the task running on its CPU, as the kernel records it. Pids and tgids are those of
+// events/kernel_ids.h (a recording keeps its own). prio is the kernel's: 120 + nice, 99 -
+// rt_priority, -1 for SCHED_DEADLINE. Timestamps have nanoseconds (as `trace-cmd report -t` prints
+// them) so that `analyze` reads back the very same times; comments `# schedlab: start S` and
+// `# schedlab: end S` give the run's span. Perfetto and `analyze` read the file.
+#pragma once
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "events/event.h"
+#include "events/kernel_ids.h"
+
+namespace schedlab {
+
+class FtraceTextWriter final : public EventSink {
+ public:
+  explicit FtraceTextWriter(std::ostream& out) : out_(out) {}
+  void begin(const RunInfo& info) override;
+  void task_created(const TaskInfo& t) override;
+  void event(const SchedEvent& e) override;
+  void end(Time t) override;
+
+ private:
+  struct Thread {
+    std::string comm;
+    int64_t pid = 0, tgid = 0;
+    int prio = 120;
+  };
+  // One line on `cpu`, in the name of the task running there.
+  void line(CpuId cpu, const char* flags, Time at, const char* event, const std::string& fields);
+  std::string who(TaskId id, CpuId cpu) const;  // comm=... pid=... prio=...
+  CpuId cpu_running(TaskId id) const;
+
+  std::ostream& out_;
+  RunInfo info_;
+  Time origin_ = kSimClockBaseNs;
+  KernelIds ids_;
+  std::vector<Thread> threads_;
+  std::vector<TaskId> curr_;                                    // [cpu]
+  std::map<std::pair<int64_t, int32_t>, int64_t> mark_totals_;  // (tgid, mark) -> count
+};
+
+}  // namespace schedlab

@@ -1,0 +1,335 @@
+// Traces in and out: one recording made here (tests/data/formats: two shell loops pinned
+// to CPU 1 beside a sleeper, Linux 6.18) in every layout read gives the same metrics;
+// hand-written traces for the rules (a task born mid-trace, a cut last line, lost
+// events, trace-cmd's plugin and raw layouts); and the round trip of every shipped
+// scenario through `run --ftrace` and `analyze`.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "analysis/analyzer.h"
+#include "cli/cli.h"
+#include "host/ftrace_parser.h"
+#include "report/ftrace_writer.h"
+#include "report/json_report.h"
+#include "scenario/scenario.h"
+#include "sim/simulate.h"
+#include "util/error.h"
+
+namespace schedlab {
+namespace {
+
+const std::string kFormats = std::string(SCHEDLAB_SOURCE_DIR) + "/tests/data/formats/";
+
+Metrics analyze_file(const std::string& path, FtraceStats* stats = nullptr) {
+  Analyzer analyzer;
+  const FtraceStats s = parse_trace_file(path, analyzer);
+  if (stats) *stats = s;
+  return analyzer.metrics();
+}
+
+Metrics analyze_text(const std::string& text, FtraceStats* stats = nullptr) {
+  std::istringstream in(text);
+  Analyzer analyzer;
+  const FtraceStats s = parse_ftrace(in, "test.txt", analyzer);
+  if (stats) *stats = s;
+  return analyzer.metrics();
+}
+
+const TaskMetrics& task(const Metrics& m, const std::string& name) {
+  for (const TaskMetrics& t : m.tasks)
+    if (t.name == name) return t;
+  throw std::out_of_range(name);
+}
+
+// Every per-task figure and the per-CPU ones, named for the failure message.
+void expect_same_metrics(const Metrics& a, const Metrics& b, const std::string& what) {
+  ASSERT_EQ(a.tasks.size(), b.tasks.size()) << what;
+  EXPECT_EQ(a.context_switches, b.context_switches) << what;
+  EXPECT_EQ(a.inferred_switches, b.inferred_switches) << what;
+  EXPECT_EQ(a.migrations, b.migrations) << what;
+  EXPECT_EQ(a.duration_ns, b.duration_ns) << what;
+  for (size_t i = 0; i < a.tasks.size(); ++i) {
+    const TaskMetrics &x = a.tasks[i], &y = b.tasks[i];
+    EXPECT_EQ(x.name, y.name) << what;
+    EXPECT_EQ(x.pid, y.pid) << what << " " << x.name;
+    EXPECT_EQ(x.cpu_time_ns, y.cpu_time_ns) << what << " " << x.name;
+    EXPECT_EQ(x.wait_time_ns, y.wait_time_ns) << what << " " << x.name;
+    EXPECT_EQ(x.sleep_time_ns, y.sleep_time_ns) << what << " " << x.name;
+    EXPECT_EQ(x.switches_voluntary, y.switches_voluntary) << what << " " << x.name;
+    EXPECT_EQ(x.switches_involuntary, y.switches_involuntary) << what << " " << x.name;
+    EXPECT_EQ(x.wakeup_latency.count(), y.wakeup_latency.count()) << what << " " << x.name;
+    EXPECT_EQ(x.wakeup_latency.max(), y.wakeup_latency.max()) << what << " " << x.name;
+    EXPECT_EQ(x.wakeup_latency.percentile(0.5), y.wakeup_latency.percentile(0.5))
+        << what << " " << x.name;
+  }
+  for (size_t c = 0; c < a.per_cpu.size(); ++c)
+    EXPECT_EQ(a.per_cpu[c].busy_ns, b.per_cpu[c].busy_ns) << what << " cpu " << c;
+}
+
+// The tracefs text and trace-cmd report's default, -R, -N and -l layouts print
+// microseconds; report -t and trace.dat itself nanoseconds. Within each group the
+// metrics are identical; every layout holds the same 165 switches.
+TEST(TraceFormats, OneRecordingInEveryLayoutGivesTheSameMetrics) {
+  FtraceStats base_stats;
+  const Metrics base = analyze_file(kFormats + "two-loops.tracefs.txt", &base_stats);
+  EXPECT_EQ(base_stats.switches, 165u);
+  EXPECT_EQ(base.context_switches, base_stats.switches + base_stats.inferred_switches);
+  EXPECT_EQ(base.inferred_switches, base_stats.inferred_switches);
+  for (const char* f : {"two-loops.report.txt", "two-loops.report-R.txt", "two-loops.report-N.txt",
+                        "two-loops.report-l.txt", "two-loops.systrace.html"}) {
+    FtraceStats stats;
+    const Metrics m = analyze_file(kFormats + f, &stats);
+    EXPECT_EQ(stats.switches, 165u) << f;
+    expect_same_metrics(base, m, f);
+  }
+  FtraceStats dat_stats;
+  const Metrics dat = analyze_file(kFormats + "two-loops.dat", &dat_stats);
+  EXPECT_EQ(dat_stats.format, "trace.dat");
+  EXPECT_EQ(dat_stats.switches, 165u);
+  expect_same_metrics(analyze_file(kFormats + "two-loops.report-t.txt"), dat, "trace.dat");
+  // ns against us: the same tasks and switches, CPU times within 1 us per switch
+  ASSERT_EQ(dat.tasks.size(), base.tasks.size());
+  for (size_t i = 0; i < dat.tasks.size(); ++i)
+    EXPECT_NEAR(static_cast<double>(dat.tasks[i].cpu_time_ns),
+                static_cast<double>(base.tasks[i].cpu_time_ns),
+                1000.0 * static_cast<double>(1 + base.tasks[i].switches_voluntary +
+                                             base.tasks[i].switches_involuntary));
+}
+
+// trace-cmd's sched plugins, an instance prefix, --ts-diff, and -R's numbers: 0 running,
+// 256 (TASK_REPORT_MAX) preempted, 1 asleep, 16 dead.
+TEST(TraceFormats, PluginAndRawLayoutsAndTheirStates) {
+  const std::string plugin = R"(cpus=1
+inst:          a-10    [000]  1.000000: sched_wakeup:         b:11 [120] CPU:000
+inst:          a-10    [000]  1.001000: (+1000) sched_switch:         a:10 [120] R ==> b:11 [120]
+inst:          b-11    [000]  1.003000: sched_switch:         b:11 [120] S ==> a:10 [120]
+inst:          a-10    [000]  1.004000: sched_switch:         a:10 [120] X ==> swapper/0:0 [120]
+)";
+  const std::string raw = R"(cpus=1
+               a-10    [000]  1.000000: sched_wakeup:          comm=b pid=11 prio=120 target_cpu=000
+               a-10    [000]  1.001000: sched_switch:          prev_comm=a prev_pid=10 prev_prio=120 prev_state=256 next_comm=b next_pid=11 next_prio=120
+               b-11    [000]  1.003000: sched_switch:          prev_comm=b prev_pid=11 prev_prio=120 prev_state=1 next_comm=a next_pid=10 next_prio=120
+               a-10    [000]  1.004000: sched_switch:          prev_comm=a prev_pid=10 prev_prio=120 prev_state=16 next_comm=swapper/0 next_pid=0 next_prio=120
+)";
+  for (const std::string& text : {plugin, raw}) {
+    const Metrics m = analyze_text(text);
+    EXPECT_EQ(m.context_switches, 3u);
+    EXPECT_EQ(task(m, "a").switches_involuntary, 1u);
+    EXPECT_EQ(task(m, "a").switches_voluntary, 1u);
+    EXPECT_EQ(task(m, "a").cpu_time_ns, 1'000'000 + 1'000'000);
+    EXPECT_EQ(task(m, "a").wait_time_ns, 2'000'000);
+    EXPECT_EQ(task(m, "b").cpu_time_ns, 2'000'000);
+    EXPECT_EQ(task(m, "b").wakeup_latency.max(), 1'000'000);
+    EXPECT_EQ(task(m, "b").sleep_time_ns, 1'000'000);  // asleep 3-4 ms
+  }
+}
+
+// LISA's kind of trace: no fork or wakeup_new events. c is first seen at 5 ms being
+// switched in: it starts there, with no wait before (not runnable since the start). Only
+// b's wait (0-1 ms, woken at the start) counts as idle while runnable, once per idle CPU.
+TEST(TraceFormats, ATaskBornMidTraceStartsAtItsFirstAppearance) {
+  const std::string trace = R"(#P:2
+          <idle>-0     [000] d.h2.     1.000000: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001
+          <idle>-0     [001] d..2.     1.001000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=11 next_prio=120
+          <idle>-0     [000] d..2.     1.005000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=c next_pid=12 next_prio=120
+               b-11    [001] d..2.     1.007000: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+               c-12    [000] d..2.     1.009000: sched_switch: prev_comm=c prev_pid=12 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+)";
+  FtraceStats stats;
+  const Metrics m = analyze_text(trace, &stats);
+  EXPECT_EQ(task(m, "c").wait_time_ns, 0);
+  EXPECT_EQ(task(m, "c").cpu_time_ns, 4'000'000);
+  EXPECT_EQ(task(m, "c").wakeup_latency.count(), 0u);
+  EXPECT_EQ(task(m, "b").wait_time_ns, 1'000'000);
+  for (const CpuMetrics& c : m.per_cpu) EXPECT_EQ(c.idle_while_runnable_ns, 1'000'000) << c.id;
+  ASSERT_EQ(stats.notes.size(), 1u);
+  EXPECT_NE(stats.notes[0].find("no sched_process_fork or sched_wakeup_new"), std::string::npos);
+}
+
+// trace_pipe cut mid-line: the last line, without its newline, is left out with a note;
+// the same line with a newline is an error naming it.
+TEST(TraceFormats, ACutLastLineIsLeftOutWithANote) {
+  const std::string good =
+      "  a-10 [000] d..2. 1.000000: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 "
+      "prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n";
+  const std::string cut = "  b-11 [000] d..2. 1.002000: sched_switch: prev_comm=b prev_pid=";
+  FtraceStats stats;
+  const Metrics m = analyze_text(good + cut, &stats);
+  EXPECT_EQ(m.context_switches, 1u);
+  ASSERT_EQ(stats.notes.size(), 2u);  // the cut line, and no sched_wakeup at all
+  EXPECT_EQ(stats.notes[0],
+            "test.txt: line 2 is cut short (no newline: sched_switch without a valid "
+            "prev_pid=) and was left out");
+  EXPECT_THROW(analyze_text(good + cut + "\n"), InputError);
+}
+
+// Lost events by CPU: trace_pipe's count, and trace-cmd's "[EVENTS DROPPED]" without one.
+// A first line that starts with "<idle>" is ftrace text, not HTML; a legacy systrace HTML
+// file holds its text in `var linuxPerfData`; Android adds keys after target_cpu.
+TEST(TraceFormats, HtmlIsToldFromTextAndLegacySystraceIsRead) {
+  const std::string line =
+      "          <idle>-0     [000] d..2  1.000000: sched_switch: prev_comm=swapper/0 "
+      "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=10 next_prio=120\n"
+      "               a-10    [000] d..5  1.001000: sched_wakeup: comm=b pid=11 prio=120 "
+      "success=1 target_cpu=000 state=W\n"
+      "               a-10    [000] d..3  1.002000: sched_switch: prev_comm=a prev_pid=10 "
+      "prev_prio=120 prev_state=S ==> next_comm=b next_pid=11 next_prio=120\n";
+  FtraceStats stats;
+  const Metrics text = analyze_text(line, &stats);
+  EXPECT_EQ(stats.format, "ftrace text");
+  EXPECT_EQ(text.context_switches, 2u);
+  EXPECT_EQ(task(text, "b").wakeup_latency.max(), 1'000'000);
+  const Metrics legacy = analyze_text(
+      "<!DOCTYPE HTML>\n<html>\n<body>\n  <script>\n  var linuxPerfData = \"\\\n# tracer: nop\n" +
+          line + "  </script>\n</body>\n</html>\n",
+      &stats);
+  EXPECT_EQ(stats.format, "systrace HTML");
+  EXPECT_EQ(legacy.context_switches, 2u);
+}
+
+TEST(TraceFormats, LostEventsAreCountedPerCpu) {
+  const std::string trace = R"(CPU:1 [LOST 12 EVENTS]
+               a-10    [001] d..2.     1.000000: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+CPU:0 [EVENTS DROPPED]
+               b-11    [000] d..2.     1.001000: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+CPU:1 [LOST 3 EVENTS]
+)";
+  FtraceStats stats;
+  const Metrics m = analyze_text(trace, &stats);
+  EXPECT_EQ(stats.lost_events, 15u);
+  EXPECT_EQ(m.per_cpu[1].lost_events, 15u);
+  EXPECT_EQ(m.per_cpu[0].lost_events, 0u);
+  EXPECT_TRUE(m.per_cpu[0].lost_uncounted);
+  const auto j = nlohmann::json::parse(metrics_json(m));
+  EXPECT_EQ(j["summary"]["lost_events"], 15);
+  EXPECT_EQ(j["per_cpu"][1]["lost_events"], 15);
+}
+
+// An inferred switch: a's line at 3 ms shows b running although the last switch left
+// idle on CPU 0. Recorded and inferred switches are reported apart.
+TEST(TraceFormats, InferredSwitchesAreReportedApart) {
+  const std::string trace = R"(#P:1
+               a-10    [000] d..2.     1.000000: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+               b-11    [000] d..2.     1.003000: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+)";
+  FtraceStats stats;
+  const Metrics m = analyze_text(trace, &stats);
+  EXPECT_EQ(stats.switches, 2u);
+  EXPECT_EQ(stats.inferred_switches, 1u);
+  EXPECT_EQ(m.context_switches, 3u);
+  const auto j = nlohmann::json::parse(metrics_json(m));
+  EXPECT_EQ(j["summary"]["recorded_switches"], 2);
+  EXPECT_EQ(j["summary"]["inferred_switches"], 1);
+}
+
+// Every shipped scenario, simulated for 0.3 s under its own scheduler, written as ftrace
+// text and read back: the same per-task CPU, wait and sleep time, switches and wake-up
+// latency percentiles as the simulation's own metrics.
+TEST(TraceRoundTrip, EveryShippedScenarioThroughFtraceAndBack) {
+  int scenarios = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".json") continue;
+    ScenarioOverrides o;
+    o.duration_s = 0.3;
+    const Scenario s = load_scenario(entry.path().string(), o);
+    Analyzer direct;
+    std::ostringstream text;
+    FtraceTextWriter writer(text);
+    SinkList sinks;
+    sinks.add(&direct);
+    sinks.add(&writer);
+    simulate(s, sinks, {});
+    std::istringstream in(text.str());
+    Analyzer back;
+    parse_ftrace(in, entry.path().filename().string() + ".ftrace", back);
+    const Metrics& a = direct.metrics();
+    const Metrics& b = back.metrics();
+    const std::string what = entry.path().filename().string();
+    ASSERT_EQ(a.tasks.size(), b.tasks.size()) << what;
+    EXPECT_EQ(a.context_switches, b.context_switches) << what;
+    EXPECT_EQ(b.inferred_switches, 0u) << what;
+    EXPECT_EQ(a.duration_ns, b.duration_ns) << what;
+    for (size_t i = 0; i < a.tasks.size(); ++i) {
+      const TaskMetrics &x = a.tasks[i], &y = b.tasks[i];
+      EXPECT_EQ(x.pid, y.pid) << what << " " << x.name;
+      EXPECT_EQ(x.cpu_time_ns, y.cpu_time_ns) << what << " " << x.name;
+      EXPECT_EQ(x.wait_time_ns, y.wait_time_ns) << what << " " << x.name;
+      EXPECT_EQ(x.sleep_time_ns, y.sleep_time_ns) << what << " " << x.name;
+      EXPECT_EQ(x.switches_voluntary, y.switches_voluntary) << what << " " << x.name;
+      EXPECT_EQ(x.switches_involuntary, y.switches_involuntary) << what << " " << x.name;
+      EXPECT_EQ(x.migrations, y.migrations) << what << " " << x.name;
+      for (double p : {0.5, 0.9, 0.99})
+        EXPECT_EQ(x.wakeup_latency.percentile(p), y.wakeup_latency.percentile(p))
+            << what << " " << x.name << " p" << p;
+      EXPECT_EQ(x.wakeup_latency.count(), y.wakeup_latency.count()) << what << " " << x.name;
+    }
+    ++scenarios;
+  }
+  EXPECT_GE(scenarios, 19);
+}
+
+// The --ftrace file in the kernel's layout: a header with #P, each line's task running on
+// its CPU, R+ for a preemption, the waking/wakeup pair and pids from kFirstPid.
+TEST(TraceRoundTrip, FtraceLinesAreInTheKernelsLayout) {
+  const Scenario s = scenario_from_text(
+      R"({"global": {"duration": 1},
+          "tasks": {"hog": {"loop": 1, "run": 5000, "sleep": 2000}}})",
+      "inline.json", [] {
+        ScenarioOverrides o;
+        o.cpus = 1;
+        return o;
+      }());
+  std::ostringstream text;
+  FtraceTextWriter writer(text);
+  simulate(s, writer, {});
+  const std::string t = text.str();
+  EXPECT_NE(t.find("# tracer: nop\n"), std::string::npos);
+  EXPECT_NE(t.find("#P:1\n"), std::string::npos);
+  EXPECT_NE(t.find("          <idle>-0       (-------) [000] d..3   100.000000000: "
+                   "sched_wakeup_new: comm=hog pid=1000 prio=120 target_cpu=000\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R "
+                   "==> next_comm=hog next_pid=1000 next_prio=120\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("             hog-1000    (   1000) [000] d..2   100.005"), std::string::npos)
+      << t;
+}
+
+// `analyze --trace` keeps the trace's pids and absolute clock; --trace-from-zero shifts.
+TEST(TraceRoundTrip, AnalyzeTraceKeepsPidsAndTheClock) {
+  const auto dir = std::filesystem::temp_directory_path() / "schedlab-traces-test";
+  std::filesystem::create_directories(dir);
+  const std::string trace = (dir / "t.json").string(), zero = (dir / "z.json").string();
+  std::ostringstream out, err;
+  ASSERT_EQ(cli_main({"analyze", kFormats + "two-loops.tracefs.txt", "--trace", trace}, out, err),
+            0)
+      << err.str();
+  ASSERT_EQ(cli_main({"analyze", kFormats + "two-loops.tracefs.txt", "--trace", zero,
+                      "--trace-from-zero"},
+                     out, err),
+            0)
+      << err.str();
+  std::ifstream a(trace), b(zero);
+  const auto ja = nlohmann::json::parse(a), jb = nlohmann::json::parse(b);
+  double min_a = 1e18, min_b = 1e18;
+  bool real_pid = false;
+  for (const auto& e : ja["traceEvents"]) {
+    if (e.contains("ts")) min_a = std::min(min_a, e["ts"].get<double>());
+    if (e["name"] == "thread_name" && e["tid"].get<int>() > 15000) real_pid = true;
+  }
+  for (const auto& e : jb["traceEvents"])
+    if (e.contains("ts")) min_b = std::min(min_b, e["ts"].get<double>());
+  EXPECT_TRUE(real_pid);
+  EXPECT_GT(min_a, 8000e6);  // the recording's CLOCK_MONOTONIC, about 8292 s, in us
+  EXPECT_LT(min_b, 1e6);
+}
+
+}  // namespace
+}  // namespace schedlab
