@@ -58,6 +58,21 @@ TEST(HostileTrace, TheHeaderCpuCountIsRangeChecked) {
   EXPECT_EQ(error_of(std::string("#P:0\n") + kSwitch), "t.txt: line 1: #P:0 is outside 1..256");
 }
 
+// trace-cmd report's first line, and report -l's CPU digits glued to the flags.
+TEST(HostileTrace, TraceCmdsCpuColumnsAreRangeCheckedToo) {
+  EXPECT_EQ(error_of(std::string("cpus=2\n") + kSwitch), "");
+  EXPECT_EQ(error_of(std::string("cpus=300\n") + kSwitch),
+            "t.txt: line 1: cpus=300 is outside 1..256");
+  const std::string latency =
+      "a-101     300d..2. 1.000100: sched_switch: prev_comm=a prev_pid=101 prev_prio=120 "
+      "prev_state=S ==> next_comm=b next_pid=102 next_prio=120\n";
+  EXPECT_EQ(error_of(latency), "t.txt: line 1: CPU 300 is outside 0..255");
+  const std::string raw_negative =
+      "a-101 [000] d..2. -1000: sched_switch: prev_comm=a prev_pid=101 prev_prio=120 "
+      "prev_state=S ==> next_comm=b next_pid=102 next_prio=120\n";
+  EXPECT_EQ(error_of(raw_negative), "t.txt: line 1: timestamp -1000 is outside 0..9223372036 s");
+}
+
 TEST(HostileTrace, ATimestampThatOverflowsIsAnError) {
   const std::string big =
       "a-101 [000] d..2. 9223372037.000000: sched_switch: prev_comm=a prev_pid=101 "
