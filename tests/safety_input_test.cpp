@@ -73,6 +73,8 @@ TEST(HostileInput, ADeviceIsNotReadAsAScenario) {
   expect_input_error(cli({"check", f}), "/dev/zero: not a regular file (a character device)");
   expect_input_error(cli({"check", dir.path().string()}),
                      dir.path().string() + ": not a regular file (a directory)");
+  expect_input_error(cli({"analyze", "/dev/zero"}),
+                     "/dev/zero: not a regular file (a character device)");
 }
 
 TEST(HostileInput, AFifoIsRefusedAtOnce) {
@@ -215,6 +217,7 @@ TEST(WriteErrors, AFullDeviceIsAnErrorForEveryOutput) {
   const std::string full = ": cannot write: No space left on device";
   expect_input_error(cli({"run", f, "--events", "/dev/full"}), "/dev/full" + full);
   expect_input_error(cli({"run", f, "--trace", "/dev/full"}), "/dev/full" + full);
+  expect_input_error(cli({"run", f, "--ftrace", "/dev/full"}), "/dev/full" + full);
   expect_input_error(cli({"sweep", f, "--out", "/dev/full"}), "/dev/full" + full);
   expect_input_error(cli({"sweep", f, "--plot", "/dev/full"}), "/dev/full" + full);
   const std::string csv = dir.file("r.csv");

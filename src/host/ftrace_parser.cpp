@@ -12,6 +12,7 @@
 #include "host/ftrace_record.h"
 #include "host/trace_dat.h"
 #include "util/error.h"
+#include "util/input_file.h"
 
 namespace schedlab {
 
@@ -584,14 +585,17 @@ FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& s
 }
 
 FtraceStats parse_trace_file(const std::string& path, EventSink& sink, const RunRecord& run) {
+  // Within the input limits first (a regular file of at most --max-input bytes): a FIFO
+  // or /dev/zero is refused before libtracecmd or the text parser reads it.
+  std::string bytes = read_input_file(path);
   if (is_trace_dat(path)) {
+    bytes = {};
     std::istringstream text(trace_dat_text(path));
     FtraceStats stats = parse_ftrace(text, path, sink, run);
     stats.format = "trace.dat";
     return stats;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open for reading");
+  std::istringstream in(std::move(bytes));
   return parse_ftrace(in, path, sink, run);
 }
 
