@@ -237,6 +237,25 @@ TEST(WriteErrors, StdoutToAFullDeviceIsAnError) {
             "schedlab: <stdout>: cannot write: No space left on device\n");
 }
 
+// --rtapp-log: the folder is the user's, the file names schedlab's: not written through a
+// symlink planted at one of them, and each write checked.
+TEST(WriteErrors, RtAppLogsAreNotWrittenThroughASymlink) {
+  const test::TempDir dir;
+  const std::string f = dir.write("t.json", R"({"machine": {"cpus": 1}, "global": {"duration": 1},
+      "tasks": {"t": {"loop": -1, "run": 100, "timer": {"ref": "tick", "period": 10000}}}})");
+  const std::string logs = dir.file("logs");
+  ASSERT_EQ(cli({"run", f, "--rtapp-log", logs}).code, 0);
+  const std::string log = logs + "/rt-app-t-0.log";
+  ASSERT_GT(test::read_all(log).size(), 0u);
+  ASSERT_EQ(unlink(log.c_str()), 0);
+  const std::string victim = dir.write("victim.txt", "untouched");
+  ASSERT_EQ(symlink(victim.c_str(), log.c_str()), 0);
+  const CliResult r = cli({"run", f, "--rtapp-log", logs});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(log + ": "), std::string::npos) << r.err;
+  EXPECT_EQ(test::read_all(victim), "untouched");
+}
+
 TEST(WriteErrors, AnOutputFolderThatCannotBeMadeIsAnInputError) {
   expect_input_error(cli({"reproduce", "E1", "--quick", "--out", "/dev/null/x", "--scenarios",
                           std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios"}),
