@@ -7,7 +7,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   schedlab::fuzz::expecting_input_errors([&] {
-    const schedlab::JValue root = schedlab::parse_json(schedlab::fuzz::text_of(data, size), "rt.json");
+    const schedlab::JValue root =
+        schedlab::parse_json(schedlab::fuzz::text_of(data, size), "rt.json");
     const schedlab::JsonReader reader("rt.json");
     schedlab::Workload w;
     schedlab::RtAppGlobal global;

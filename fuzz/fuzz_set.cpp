@@ -23,6 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (eq == std::string::npos || eq == 0) continue;  // the CLI refuses these before
     o.sets.emplace_back(line.substr(0, eq), line.substr(eq + 1));
   }
-  schedlab::fuzz::expecting_input_errors([&] { schedlab::scenario_from_text(kBase, "base.json", o); });
+  schedlab::fuzz::expecting_input_errors(
+      [&] { schedlab::scenario_from_text(kBase, "base.json", o); });
   return 0;
 }

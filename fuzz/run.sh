@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer harness of a fuzz build for FUZZ_SECONDS (default 60), two at a time,
 # on a corpus seeded from the shipped scenarios and machines, rt-app's examples, the test
-# traces and fuzz/seeds; fails if any harness found a crash, a sanitizer report, a
-# timeout (10 s for one input) or an out-of-memory (2 GB). A finding is saved as
+# traces (tracefs text, trace-cmd report, systrace HTML) and fuzz/seeds; fails if any
+# harness found a crash, a sanitizer report, a timeout (10 s for one input) or an
+# out-of-memory (2 GB). A finding is saved as
 # BUILD/artifacts/<target>-crash-... (replay: BUILD/fuzz/fuzz_<target> FILE).
 #
 #   fuzz/run.sh [BUILD]        (make fuzz builds build-fuzz and runs this)
@@ -24,7 +25,8 @@ seed() {  # target, then files to copy into its corpus
 seed scenario "$root"/scenarios/*.json "$root"/machines/*.json "$root"/experiments/*.json
 seed rtapp "$rtapp_examples"/*.json "$rtapp_examples"/*/*.json "$root"/scenarios/*.json
 seed set "$here"/seeds/set/*
-seed ftrace "$root"/tests/data/*.txt "$here"/seeds/ftrace/*
+seed ftrace "$root"/tests/data/*.txt "$root"/tests/data/formats/*.txt \
+  "$root"/tests/data/formats/*.html "$here"/seeds/ftrace/*
 seed simulate "$root"/scenarios/*.json
 mkdir -p "$build/artifacts" "$build/logs"
 
