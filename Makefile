@@ -1,12 +1,20 @@
-# Front door: `make demo`, `make test`, `make bench`, `make test-clang`, `make fuzz`.
-# Installs missing Debian packages with apt-get when run as root, and names them otherwise.
-.PHONY: all build test test-release test-asan test-clang fuzz demo bench deps format clean
+# Front door: `make demo`, `make test`, `make bench`, `make install`, `make test-clang`,
+# `make fuzz`. Installs missing Debian packages with apt-get when run as root, and names
+# them otherwise.
+.PHONY: all build test test-release test-asan test-clang test-slurm fuzz demo bench deps \
+        deps-demo install format clean
 
-DEB_PACKAGES := cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev \
-                libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 dbench rt-tests \
-                pkg-config libtracefs-dev libtracecmd-dev libtraceevent-dev clang-14 \
-                libclang-rt-14-dev
+# What the demo needs (the schedlab binary and gnuplot for its plots), then the rest:
+# tests, benchmarks, the host programs, the man page, the headless browser of the
+# report test, clang and its sanitizer runtimes for `make test-clang` and `make fuzz`.
+DEMO_PACKAGES := cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev \
+                 pkg-config libtracefs-dev libtracecmd-dev libtraceevent-dev gnuplot-nox
+DEB_PACKAGES := $(DEMO_PACKAGES) libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 \
+                dbench rt-tests help2man chromium clang-14 libclang-rt-14-dev
+# Only for `make test-slurm` (a single-node Slurm on this machine).
+SLURM_PACKAGES := slurm-wlm munge
 BUILD := build
+PREFIX ?= /usr/local
 ASAN_BUILD := build-asan
 CLANG_BUILD := build-clang
 FUZZ_BUILD := build-fuzz
@@ -17,8 +25,10 @@ JOBS ?= $(shell nproc)
 
 all: build
 
-deps:
-	@missing=$$(for p in $(DEB_PACKAGES); do \
+deps: PACKAGES = $(DEB_PACKAGES)
+deps-demo: PACKAGES = $(DEMO_PACKAGES)
+deps deps-demo:
+	@missing=$$(for p in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
@@ -60,12 +70,29 @@ fuzz: deps
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(FUZZ_BUILD)
 
+# A sharded sweep as a job array on a single-node Slurm started for the test (Debian's
+# slurm-wlm and munge; skipped with a message where they are missing or cannot start).
+test-slurm: build
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(SLURM_PACKAGES)"
+	tests/slurm/slurm_test.sh $(BUILD)/schedlab
+
 # The headline experiment: E1 (x264 thread scaling, BFS against CFS 2.6.31) in simulation.
-demo: build
+# Builds the schedlab binary only.
+demo: deps-demo
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD) -j $(JOBS) --target schedlab
 	./$(BUILD)/schedlab reproduce E1 --quick --out results-demo --scenarios scenarios
 
+# The binary, its man page and bash completion, and the scenarios, machines and
+# experiments (PREFIX/share/schedlab, where the installed binary finds them).
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# Whole `schedlab run --json` processes: CPU seconds, switches per CPU second, ns per event
+# and peak memory per policy, against the limit loop (bench/bench.sh; REPEATS runs each).
+REPEATS ?= 5
 bench: build
-	./$(BUILD)/bench/schedlab_bench
+	bench/bench.sh $(BUILD) $(REPEATS)
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

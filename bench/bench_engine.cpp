@@ -4,7 +4,11 @@
 //      under rr, under each CFS and EEVDF preset, BFS and O(1);
 //  (c) SCHED_DEADLINE, global EDF: 4 CPUs, 20 periodic tasks of utilisation 0.16 each
 //      (3.2 in all; periods 10, 15, ..., 105 ms), 10 simulated seconds;
-//  and the part of (b) that is setting up its 1000 tasks (SetupOnly: 1 ns simulated).
+//  and the part of (b) that is setting up its 1000 tasks (SetupOnly: 1 ns simulated);
+//  (b) on 32 pairs of CPUs sharing a cache with memory-heavy tasks, without (CostsOff)
+//      and with (Costs) every cost of machine/costs.h: remote wake-up IPI, idle states,
+//      the waker's send, refill across caches, timer overshoot, shared-cache slowdown,
+//      100 Hz of kernel-thread noise per CPU; the pair is what the costs cost the engine.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -47,6 +51,28 @@ std::string big_machine() {
   return R"({"machine": {"cpus": 64}, "global": {"duration": 1}, "tasks": {
       "hog": {"instance": 500, "loop": -1, "run": 100000},
       "sleeper": {"instance": 500, "loop": -1, "run": 200, "sleep": 1000}}})";
+}
+
+// The 64-CPU machine of (b) with 32 cache pairs, a switch and migration cost and memory-
+// heavy tasks; `costs` adds every cost of machine/costs.h, so that the pair of runs
+// measures what those costs cost the engine.
+std::string big_machine_with_pairs(bool costs) {
+  std::string llc;
+  for (int i = 0; i < 32; ++i) llc += fmt::format("{}[{}, {}]", i ? ", " : "", 2 * i, 2 * i + 1);
+  const std::string extra = costs ? R"(, "wakeup_ipi_ns": 2000, "wakeup_send_ns": 500,
+      "wakeup_refill_ns": 3000, "timer_overshoot_ns": 50000,
+      "idle_exit_ns": [{"idle_ns": 0, "exit_ns": 1000}, {"idle_ns": 114000, "exit_ns": 57000}],
+      "shared_cache_slowdown": 0.3,
+      "background": {"name": "events/{cpu}", "rate_hz": 100, "burst_ns": 20000, "priority": -5})"
+                                  : "";
+  return R"({"machine": {"cpus": 64, "topology": {"llc": [)" + llc + R"(]},
+      "context_switch_ns": 2000, "migration_cost_ns": 100000,
+      "shared_cache_migration_cost_ns": 5000)" +
+         extra + R"(},
+      "global": {"duration": 1}, "tasks": {
+      "hog": {"instance": 500, "loop": -1, "memory_intensity": 0.5, "run": 100000},
+      "sleeper": {"instance": 500, "loop": -1, "memory_intensity": 0.5, "run": 200,
+                  "sleep": 1000}}})";
 }
 
 std::string deadline_set() {
@@ -104,6 +130,30 @@ void BM_64Cpus1000Tasks_o1(benchmark::State& state) {
 void BM_64Cpus1000Tasks_sd(benchmark::State& state) {
   run_scenario(state, big_machine(), "sd", {});
 }
+void BM_64Cpus1000TasksCostsOff(benchmark::State& state) {
+  run_scenario(state, big_machine_with_pairs(false), "rr", {});
+}
+void BM_64Cpus1000TasksCosts(benchmark::State& state) {
+  run_scenario(state, big_machine_with_pairs(true), "rr", {});
+}
+void BM_64Cpus1000TasksCostsOff_bfs(benchmark::State& state) {
+  run_scenario(state, big_machine_with_pairs(false), "bfs", {});
+}
+void BM_64Cpus1000TasksCosts_bfs(benchmark::State& state) {
+  run_scenario(state, big_machine_with_pairs(true), "bfs", {});
+}
+void BM_64Cpus1000TasksCostsOff_cfs_2_6_31(benchmark::State& state) {
+  run_scenario(state, big_machine_with_pairs(false), "cfs-2.6.31", {});
+}
+void BM_64Cpus1000TasksCosts_cfs_2_6_31(benchmark::State& state) {
+  run_scenario(state, big_machine_with_pairs(true), "cfs-2.6.31", {});
+}
+void BM_64Cpus1000TasksCostsOff_eevdf_6_12(benchmark::State& state) {
+  run_scenario(state, big_machine_with_pairs(false), "eevdf-6.12", {});
+}
+void BM_64Cpus1000TasksCosts_eevdf_6_12(benchmark::State& state) {
+  run_scenario(state, big_machine_with_pairs(true), "eevdf-6.12", {});
+}
 void BM_Deadline4Cpus20Tasks(benchmark::State& state) {
   run_scenario(state, deadline_set(), "eevdf", {});
 }
@@ -118,6 +168,14 @@ BENCHMARK(BM_64Cpus1000Tasks_eevdf_6_6)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_eevdf_6_12)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_o1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_64Cpus1000Tasks_sd)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000TasksCostsOff)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000TasksCosts)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000TasksCostsOff_bfs)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000TasksCosts_bfs)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000TasksCostsOff_cfs_2_6_31)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000TasksCosts_cfs_2_6_31)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000TasksCostsOff_eevdf_6_12)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_64Cpus1000TasksCosts_eevdf_6_12)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Deadline4Cpus20Tasks)->Unit(benchmark::kMillisecond);
 
 }  // namespace

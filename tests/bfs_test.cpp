@@ -139,9 +139,9 @@ TEST(Bfs, ATaskFromAnotherDieIsPickedOnlyWhenItsWeightedDeadlineIsEarliest) {
   Machine m = make_machine(4);
   m.hz = 1000;
   m.llc_of = {0, 0, 1, 1};
-  auto pick_on = [&](Time y_created_ms, CpuId picker) {
+  auto pick_on = [&](Time y_created_ms, CpuId picker, const char* policy = "bfs") {
     FakeContext ctx(m);
-    std::unique_ptr<SchedClass> bfs = make_policy("bfs", {}, "test");
+    std::unique_ptr<SchedClass> bfs = make_policy(policy, {}, "test");
     bfs->attach(ctx);
     std::deque<Task> tasks;
     auto add = [&](const std::string& name, CpuId last_cpu, Time at_ms) -> Task& {
@@ -165,6 +165,77 @@ TEST(Bfs, ATaskFromAnotherDieIsPickedOnlyWhenItsWeightedDeadlineIsEarliest) {
   EXPECT_EQ(pick_on(84, 0), "Y");
   EXPECT_EQ(pick_on(84, 2), "X");
   EXPECT_EQ(pick_on(86, 0), "X");
+  // BFS 0.232 has no cache distance (cm-kernel @77ada37e earliest_deadline_task): rr 6 x
+  // (1 + ilog2 4) = 18 ms, deadlines now + 117: X 117 against Y 201, so CPU 0 takes X.
+  EXPECT_EQ(pick_on(84, 0, "bfs-0.232"), "X");
+  EXPECT_EQ(pick_on(84, 2, "bfs-0.232"), "X");
+}
+
+ScenarioOverrides preset(const char* name) {
+  ScenarioOverrides o;
+  o.policy = name;
+  return o;
+}
+
+// rr_interval at boot: 0.318 multiplies by 3/2 per doubling of the CPUs, 0.232 to 0.316
+// by 1 + ilog2(CPUs) (Conap30/htc_kernel_desirec_bfs @4761bf4c sched_init_smp). Two
+// hogs pinned to CPU 0 of 2 share it in slices of 9 ms (0.318) or 12 ms (0.311, 0.304,
+// 0.232); on the Q9300's 4 CPUs that is 13 against 18 ms.
+TEST(Bfs, ReleasesBefore0318ScaleTheSliceByOnePlusLogCpus) {
+  const std::string two_hogs = R"({"machine": {"cpus": 2, "hz": 1000}, "global": {"duration": 1},
+      "tasks": {"A": {"cpus": [0], "loop": -1, "run": 100000},
+                "B": {"cpus": [0], "loop": -1, "run": 100000}}})";
+  EXPECT_EQ(head(run_text(two_hogs, bfs()), 4), (Lines{"0 0 A", "9 0 B", "18 0 A", "27 0 B"}));
+  for (const char* release : {"bfs-0.311", "bfs-0.304", "bfs-0.232"})
+    EXPECT_EQ(head(run_text(two_hogs, preset(release)), 4),
+              (Lines{"0 0 A", "12 0 B", "24 0 A", "36 0 B"}))
+        << release;
+}
+
+// sched_yield on one CPU (rr 6 ms, nice-0 deadline now + 39): A runs 1 ms and yields, B
+// is a hog; both start with deadline 39. 0.318 keeps A's slice and deadline: B (first in
+// the list at the tie) runs 1-7 and is renewed to 46, then A's 39 wins at every yield
+// until its slice is spent at 12 (renewed to 51). 0.304/0.311 zero the slice at each
+// yield: A's deadline becomes 1 + 39 = 40, B runs 1-7 (renewed 46), A 7-8 (renewed 47),
+// B 8-14, A 14-15...
+TEST(Bfs, Releases0304To0316GiveAYieldingTaskANewDeadline) {
+  const std::string load = R"({"machine": {"cpus": 1, "hz": 1000}, "global": {"duration": 1},
+      "tasks": {"A": {"loop": -1, "run": 1000, "yield": 0},
+                "B": {"loop": -1, "run": 100000}}})";
+  EXPECT_EQ(head(run_text(load, bfs()), 4), (Lines{"0 0 A", "1 0 B", "7 0 A", "12 0 B"}));
+  for (const char* release : {"bfs-0.311", "bfs-0.304"})
+    EXPECT_EQ(head(run_text(load, preset(release)), 6),
+              (Lines{"0 0 A", "1 0 B", "7 0 A", "8 0 B", "14 0 A", "15 0 B"}))
+        << release;
+  // 0.232's yield was broken the same way as 0.318 keeps it (rr 6 ms on one CPU too).
+  EXPECT_EQ(head(run_text(load, preset("bfs-0.232")), 4),
+            (Lines{"0 0 A", "1 0 B", "7 0 A", "12 0 B"}));
+}
+
+// The idle CPU a wake-up goes to, on 6 CPUs in three L2 pairs: H0, H1 and H3 are pinned
+// to CPUs 0, 1 and 3; S first runs on CPU 0 when H0's slice ends (13 ms for 0.318, 18 ms
+// for 0.304: rr 6 x 9/4 and 6 x 3), runs 2 ms, then sleeps 10 ms free. Waking with CPUs
+// 2, 4 and 5 idle, 0.318 ranks them (resched_best_idle: 2's cache partner 3 is busy,
+// 4's is not) and takes 4; 0.304 takes the first nearest idle CPU in CPU order, 2
+// (Conap30 @52d5a108 try_preempt); 0.232 the first idle one, 2.
+TEST(Bfs, Release0304WakesOntoTheFirstNearestIdleCpu) {
+  const std::string load = R"({"machine": {"cpus": 6, "hz": 1000,
+        "topology": {"llc": [[0, 1], [2, 3], [4, 5]], "packages": [[0, 1, 2, 3, 4, 5]]}},
+      "global": {"duration": 1},
+      "tasks": {"H0": {"cpus": [0], "loop": -1, "run": 100000},
+                "H1": {"cpus": [1], "loop": -1, "run": 100000},
+                "H3": {"cpus": [3], "loop": -1, "run": 100000},
+                "S": {"loop": 1, "phases": {"a": {"cpus": [0], "run": 2000},
+                                            "b": {"sleep": 10000, "run": 3000}}}}})";
+  auto wake_line = [&](const char* policy) {  // S's second switch-in: after its sleep
+    Lines s_runs;
+    for (const std::string& l : run_text(load, preset(policy)).switch_ins())
+      if (l.size() > 2 && l.compare(l.size() - 2, 2, " S") == 0) s_runs.push_back(l);
+    return s_runs.size() > 1 ? s_runs[1] : std::string();
+  };
+  EXPECT_EQ(wake_line("bfs"), "25 4 S");
+  EXPECT_EQ(wake_line("bfs-0.304"), "30 2 S");
+  EXPECT_EQ(wake_line("bfs-0.232"), "30 2 S");
 }
 
 // The indexed pick (a machine whose CPUs share one cache, tasks allowed everywhere)
@@ -191,6 +262,37 @@ TEST(Bfs, TheIndexedPickChoosesExactlyAsTheScan) {
                 x.other == y.other)
         << "event " << i;
   }
+}
+
+// try_preempt's index of running priorities and deadlines (every CPU sharing one cache,
+// the woken task allowed everywhere) makes exactly the choices of BFS's loop over the
+// CPUs, here on 48 CPUs kept busy (every wake-up goes through try_preempt), with nice
+// levels, RT tasks, IDLEPRIO and pinned tasks (which take the loop) mixed in.
+TEST(Bfs, TheIndexedPreemptChoosesExactlyAsTheLoop) {
+  const std::string load = R"({"machine": {"cpus": 48}, "global": {"duration": 1}, "tasks": {
+      "hog": {"instance": 60, "loop": -1, "run": 100000},
+      "sl": {"instance": 40, "loop": -1, "run": 300, "sleep": 700},
+      "n5": {"instance": 10, "loop": -1, "run": 2000, "sleep": 1500, "priority": 5},
+      "nm": {"instance": 10, "loop": -1, "run": 900, "sleep": 400, "priority": -5},
+      "pin": {"instance": 6, "loop": -1, "run": 700, "sleep": 900, "cpus": [3, 7]},
+      "id": {"loop": -1, "policy": "SCHED_IDLE", "run": 100000},
+      "rt": {"instance": 3, "loop": -1, "policy": "SCHED_FIFO", "run": 400, "sleep": 2500}}})";
+  ScenarioOverrides indexed = bfs(), looped = bfs();
+  looped.params = {{"scan_pick", "1"}};
+  const RunOutput a = run_text(load, indexed);
+  const RunOutput b = run_text(load, looped);
+  ASSERT_EQ(a.events.size(), b.events.size());
+  EXPECT_GT(a.events.size(), 50000u);
+  size_t preemptions = 0;
+  for (size_t i = 0; i < a.events.size(); ++i) {
+    const SchedEvent& x = a.events[i];
+    const SchedEvent& y = b.events[i];
+    ASSERT_TRUE(x.time == y.time && x.type == y.type && x.cpu == y.cpu && x.task == y.task &&
+                x.other == y.other)
+        << "event " << i;
+    preemptions += x.type == EventType::kSwitch && x.detail == 0 && x.task != kNoTask;
+  }
+  EXPECT_GT(preemptions, 1000u);  // wake-ups did preempt, so the choice of CPU mattered
 }
 
 TEST(Bfs, IsoIsOnlyKnownToBfs) {

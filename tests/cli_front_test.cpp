@@ -24,6 +24,12 @@ CliResult cli(const std::vector<std::string>& args) {
   return {code, out.str(), err.str()};
 }
 
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
 TEST(CliFront, VersionNamesTheReleaseAndTheCommit) {
   const CliResult r = cli({"--version"});
   EXPECT_EQ(r.code, 0);
@@ -102,6 +108,28 @@ TEST(CliFront, GeneratorsListsEveryGeneratorAndParameterWithItsDefault) {
     }
   }
   EXPECT_EQ(at, text.size());
+}
+
+// A typo in a --set pointer under /tasks/ would add a task that runs beside the others.
+TEST(CliFront, SetRefusesAPointerNamingNoTaskUnlessSetNew) {
+  const std::string f = write_temp("cli_front_set.json", R"({"machine": {"cpus": 1},
+      "global": {"duration": 1}, "tasks": {"hog": {"loop": 1, "run": 1000}}})");
+  const CliResult typo = cli({"check", f, "--set", "/tasks/hgo/run=5000"});
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_EQ(typo.err, "schedlab: " + f +
+                          ": --set /tasks/hgo/run: no task 'hgo' in the file (did you mean hog?); "
+                          "--set-new adds a task\n");
+  EXPECT_EQ(cli({"run", f, "--set", "/tasks/hog/run=5000"}).code, 0);
+  const CliResult added = cli({"run", f, "--policy", "rr", "--json", "--set-new",
+                               R"(/tasks/hgo={"loop": 1, "run": 2000})"});
+  ASSERT_EQ(added.code, 0) << added.err;
+  EXPECT_NE(added.out.find("\"name\": \"hgo\""), std::string::npos) << added.out;
+  // --set-new comes first, so --set may then edit the task it added; escapes are undone.
+  EXPECT_EQ(cli({"check", f, "--set-new", "/tasks/a~1b/run=1", "--set", "/tasks/a~1b/loop=1"}).code,
+            0);
+  const CliResult sweep = cli({"sweep", f, "--policy", "rr", "--vary", "/tasks/hgo/run=1,2"});
+  EXPECT_EQ(sweep.code, 2);
+  EXPECT_NE(sweep.err.find("no task 'hgo'"), std::string::npos) << sweep.err;
 }
 
 }  // namespace

@@ -57,12 +57,13 @@ TEST(Cli, BadInputIsOneLineAndExitCode2) {
 TEST(Cli, UnknownPolicyAndParameterAreErrors) {
   const std::string f = write_temp("cli_p.json", R"({"tasks": {"t": {"loop": 1, "run": 1}}})");
   EXPECT_EQ(cli({"run", f, "--policy", "nope"}).code, 2);
-  const CliResult r = cli({"run", f, "--param", "slice=3"});
+  // A file naming no scheduler runs under the host's model; rr only when asked for.
+  const CliResult r = cli({"run", f, "--policy", "rr", "--param", "slice=3"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("unknown parameter for policy 'rr' (it has: slice_ns)"), std::string::npos)
       << r.err;
-  EXPECT_EQ(cli({"run", f, "--param", "slice_ns=-3"}).code, 2);
-  EXPECT_EQ(cli({"check", f, "--param", "slice_ns=5000000"}).code, 0);
+  EXPECT_EQ(cli({"run", f, "--policy", "rr", "--param", "slice_ns=-3"}).code, 2);
+  EXPECT_EQ(cli({"check", f, "--policy", "rr", "--param", "slice_ns=5000000"}).code, 0);
 }
 
 TEST(Cli, DeadlockNamesEachBlockedTask) {

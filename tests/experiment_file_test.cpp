@@ -113,10 +113,17 @@ TEST(ExperimentFile, BadFilesNameTheFileAndTheKey) {
   EXPECT_EQ(error_of(R"({"parts": [{"id": "a", "title": "t", "scenario": "s.json",
       "policies": ["rr"], "metrics": ["duration_s"], "repaet": 2}]})"),
             f + ": parts[0].repaet: unknown key (known: id, title, description, scenario, "
-                "policies, vary, set, metrics, repeat, quick, published, zoom, comment)");
+                "policies, vary, set, metrics, repeat, quick, published, zoom, plot, timeline, "
+                "comment)");
   EXPECT_EQ(error_of(R"({"parts": [{"id": "a", "title": "t", "policies": ["rr"],
       "metrics": ["duration_s"]}]})"),
             f + ": parts[0].scenario: missing");
+  EXPECT_EQ(error_of(R"({"parts": [{"id": "a", "title": "t", "scenario": "s.json",
+      "policies": ["rr"], "metrics": ["duration_s"], "plot": {"log": "z"}}]})"),
+            f + ": parts[0].plot.log: expected auto, x, y, xy or none");
+  EXPECT_EQ(error_of(R"({"parts": [{"id": "a", "title": "t", "scenario": "s.json",
+      "policies": ["rr"], "metrics": ["duration_s"], "timeline": {"window_ms": [-5, 10]}}]})"),
+            f + ": parts[0].timeline.window_ms: starts before 0 ms");
   EXPECT_EQ(error_of(R"({"defaults": {"set": ["novalue"]}, "parts": [{"id": "a", "title": "t",
       "scenario": "s.json", "policies": ["rr"], "metrics": ["duration_s"]}]})"),
             f + ": defaults.set[0]: expected /json/pointer=value");

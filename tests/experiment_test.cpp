@@ -10,7 +10,6 @@
 #include "experiment/reproduce.h"
 #include "experiment/results.h"
 #include "experiment/sweep.h"
-#include "report/svg_plot.h"
 #include "util/error.h"
 
 namespace schedlab::test {
@@ -173,52 +172,6 @@ TEST(Sweep, ShardsJoinToTheUnshardedRun) {
       }
 }
 
-TEST(Plot, SvgIsWellFormedWithOneSeriesPerPolicy) {
-  const ResultTable t = parse_results_csv(
-      "scenario,policy,threads,repeat,seed,fps\n"
-      "s,bfs,1,0,1,10\ns,bfs,2,0,1,20\ns,bfs,4,0,1,40\ns,cfs,1,0,1,10\ns,cfs,2,0,1,15\ns,cfs,4,0,1,"
-      "18\n",
-      "t");
-  const Aggregate agg = aggregate_results(t, {"threads"}, "fps");
-  const std::string svg = svg_plot(agg, PlotOptions{"title <x264>", "", "", std::nullopt});
-  // Well-formed: every element is closed or self-closed, in order.
-  std::vector<std::string> stack;
-  for (std::size_t at = svg.find('<'); at != std::string::npos; at = svg.find('<', at + 1)) {
-    const std::size_t end = svg.find('>', at);
-    ASSERT_NE(end, std::string::npos);
-    const std::string tag = svg.substr(at + 1, end - at - 1);
-    const bool closing = tag.front() == '/', self_closing = tag.back() == '/';
-    const std::string name =
-        tag.substr(closing ? 1 : 0, tag.find_first_of(" /", 1) - (closing ? 1 : 0));
-    if (closing) {
-      ASSERT_FALSE(stack.empty());
-      EXPECT_EQ(stack.back(), name);
-      stack.pop_back();
-    } else if (!self_closing) {
-      stack.push_back(name);
-    }
-  }
-  EXPECT_TRUE(stack.empty());
-  EXPECT_NE(svg.find("title &lt;x264&gt;"), std::string::npos);
-  std::vector<std::string> names;
-  const std::string marker = R"(<g class="series" data-policy=")";
-  for (std::size_t at = svg.find(marker); at != std::string::npos; at = svg.find(marker, at + 1)) {
-    const std::size_t from = at + marker.size();
-    names.push_back(svg.substr(from, svg.find('"', from) - from));
-  }
-  EXPECT_EQ(names, (std::vector<std::string>{"bfs", "cfs"}));
-  size_t dots = 0;
-  for (size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1))
-    ++dots;
-  EXPECT_EQ(dots, 6u);  // 3 points x 2 policies
-  // A zoom keeps only the points in range.
-  const std::string zoom = svg_plot(agg, PlotOptions{"z", "", "", std::make_pair(2.0, 4.0)});
-  dots = 0;
-  for (size_t at = zoom.find("<circle"); at != std::string::npos; at = zoom.find("<circle", at + 1))
-    ++dots;
-  EXPECT_EQ(dots, 4u);
-}
-
 TEST(Reproduce, WritesTablesPlotsAndAReportThatReferencesEveryPlot) {
   const fs::path dir = temp_dir("reproduce");
   std::string out;
@@ -228,20 +181,25 @@ TEST(Reproduce, WritesTablesPlotsAndAReportThatReferencesEveryPlot) {
             0);
   EXPECT_NE(out.find("published"), std::string::npos);  // table A beside the medians
   const std::string html = read_file(dir / "report.html");
-  int plots = 0;
+  int plots = 0, timelines = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".svg") continue;
-    ++plots;
-    EXPECT_NE(html.find(entry.path().filename().string()), std::string::npos) << entry.path();
+    const std::string name = entry.path().filename().string();
+    ++(name.find("-timeline-") != std::string::npos ? timelines : plots);
+    EXPECT_NE(html.find(name), std::string::npos) << entry.path();
+    EXPECT_TRUE(fs::exists(fs::path(entry.path()).replace_extension(".gp"))) << entry.path();
   }
-  EXPECT_EQ(plots, 3);                              // E1 A, B, C
-  EXPECT_NE(html.find("<svg"), std::string::npos);  // inline: opens offline
-  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // no external resource
+  EXPECT_EQ(plots, 3);      // E1 A, B, C
+  EXPECT_EQ(timelines, 6);  // a run of each of the two schedulers, per part
+  // Embedded, so the page opens offline; no external resource.
+  EXPECT_NE(html.find("<img src=\"data:image/svg+xml;base64,"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
   EXPECT_TRUE(fs::exists(dir / "e1-x264-ultrafast.csv"));
   // The parameters in effect, defaults included, and the version.
   EXPECT_NE(html.find("cfs-2.6.31: NEW_FAIR_SLEEPERS=1"), std::string::npos);
   EXPECT_NE(html.find("sched_latency_ns=20000000"), std::string::npos);
-  EXPECT_NE(html.find("bfs: rr_interval=6"), std::string::npos);
+  EXPECT_NE(html.find("bfs-0.232: rr_interval=6"), std::string::npos);
 }
 
 // The terminal table lists points and schedulers in sweep order, however the runs finish.

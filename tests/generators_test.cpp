@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "policy/registry.h"
 #include "util/error.h"
+#include "workload/generators/builder.h"
 
 namespace schedlab::test {
 namespace {
@@ -40,34 +41,156 @@ std::string x264_scenario(const std::string& params, int cpus = 1) {
 }
 
 // One CPU under rr (FIFO, no preemption within the run): 2 frame threads, 4 frames of
-// 3 rows (K = 3, so each frame waits for the whole previous one). By hand: the main
-// thread creates and joins an input thread per frame; it joins frame F-2 before starting
-// frame F, and frames 2 and 3 at the end, blocking only on frame 3.
+// 3 rows (K = 3, so each frame waits for the whole previous one), E1 A's ultrafast --qp
+// (no lookahead work at all). By hand, as x264.c and x264_encoder_encode() @8e67a586 do
+// it: the main thread reads frame 0 itself, and each next frame in a helper started once
+// the previous one is taken; per frame it forks the frame thread, then joins the frame
+// that used the other context (k + 1 - 2), and at the end the last one.
 TEST(X264, TwoThreadsFourFramesRunInTheOrderComputedByHand) {
   ScenarioOverrides o;
   o.policy = "rr";
   const RunOutput r =
       run_text(x264_scenario(R"("preset": "ultrafast", "threads": 2, "frames": 4, "width": 32,
-                        "height": 48, "sync_lookahead": 0, "jitter": 0)"),
+                        "height": 48, "sync_lookahead": 0, "ratecontrol": "cqp", "jitter": 0)"),
                o);
-  // Costs (area 6/1584 of 4CIF): frame 28968.18 ns; main 869 + lookahead 289 = 1158 ns in
-  // the main thread; input 378 ns; rows I 6096 ns, P 10160 ns (weights 0.6 and 1 over a
-  // mean of 0.9).
-  EXPECT_EQ(r.switch_ins(),
-            (Lines{"0 0 x264", "0 0 x264-input-0", "0.000378 0 x264", "0.001536 0 x264-frame0-0",
-                   "0.019824 0 x264-input-1", "0.020202 0 x264", "0.02136 0 x264-frame1-0",
-                   "0.05184 0 x264-input-2", "0.052218 0 x264", "0.053376 0 x264-frame2-0",
-                   "0.083856 0 x264-input-3", "0.084234 0 x264", "0.085392 0 x264-frame3-0",
-                   "0.115872 0 x264", "0.115872 0 idle"}));
+  // Costs (area 6/1584 of 4CIF): frame 28968.18 ns; main 869 ns; input 378 ns; no lowres,
+  // no decision; rows of the 27721.18 ns left: I 6160 ns, P 10267 ns (weights 0.6 and 1
+  // over a mean of 0.9). main 0-1247 (read 0, fork reader 1, serial, fork frame 0), waits
+  // for reader 1 (1247-1625), frame 0 (1625-20105), main forks reader 2 and frame 1 and
+  // joins frame 0 (20105-20974), reader 2, frame 1, and so on.
+  EXPECT_EQ(
+      r.switch_ins(),
+      (Lines{"0 0 x264", "0.001247 0 x264-input-0", "0.001625 0 x264-frame0-0", "0.020105 0 x264",
+             "0.020974 0 x264-input-1", "0.021352 0 x264-frame1-0", "0.052153 0 x264",
+             "0.053022 0 x264-input-2", "0.0534 0 x264-frame2-0", "0.084201 0 x264",
+             "0.08507 0 x264-frame3-0", "0.115871 0 x264", "0.115871 0 idle"}));
   std::vector<std::string> blocked;
   int marks = 0;
   for (const SchedEvent& e : r.events) {
     if (e.type == EventType::kBlock) blocked.push_back(r.names[e.task]);
     if (e.type == EventType::kMark) ++marks;
   }
-  EXPECT_EQ(blocked, (Lines{"x264", "x264", "x264", "x264", "x264"}));
+  EXPECT_EQ(blocked, (Lines{"x264", "x264", "x264", "x264"}));  // 3 reads, the last join
   EXPECT_EQ(marks, 4);
   EXPECT_EQ(r.metrics.marks.at("frames").count, 4u);
+}
+
+// encoder.c:1522-1523 @8e67a586: a frame thread calls nice(10) on itself when a sync
+// lookahead is on; the main, lookahead and input threads keep nice 0.
+TEST(X264, FrameThreadsRunAtNiceTenWithTheSyncLookahead) {
+  auto nices = [](const std::string& params) {
+    std::map<std::string, std::set<int>> by_kind;
+    const Scenario s = scenario_from_text(x264_scenario(params), "t");
+    for (const TaskSpec& t : s.workload.tasks) {
+      const std::string kind = t.name.rfind("x264-frame", 0) == 0 ? "frame" : t.name;
+      by_kind[kind].insert(t.sched.nice);
+    }
+    return by_kind;
+  };
+  const std::string base = R"("preset": "medium", "frames": 8, "width": 64, "height": 64, )";
+  const auto on = nices(base + R"("threads": 3)");
+  EXPECT_EQ(on.at("frame"), (std::set<int>{10}));
+  EXPECT_EQ(on.at("x264"), (std::set<int>{0}));
+  EXPECT_EQ(on.at("x264-lookahead"), (std::set<int>{0}));
+  EXPECT_EQ(on.at("x264-input"), (std::set<int>{0}));
+  const auto off = nices(base + R"("threads": 3, "sync_lookahead": 0)");
+  EXPECT_EQ(off.at("frame"), (std::set<int>{0}));
+  EXPECT_EQ(off.count("x264-lookahead"), 0u);
+  const auto one = nices(base + R"("threads": 1)");  // one thread: sync forced to 0
+  EXPECT_EQ(one.size(), 1u);
+  EXPECT_EQ(one.at("x264"), (std::set<int>{0}));
+  EXPECT_EQ(nices(base + R"("threads": 3, "frame_nice": 5)").at("frame"), (std::set<int>{5}));
+}
+
+// encoder.c:523-526 @8e67a586: a non-zero sync lookahead is at least threads + bframes.
+TEST(X264, SyncLookaheadIsAtLeastThreadsPlusBframes) {
+  // medium (3 B frames) at 3 threads: auto = 6, the FIFO holds 6 + 3; the encoder's
+  // delay is slicetype_length (40, rc-lookahead with mbtree) + 6 frames read before the
+  // first frame thread starts (encoder.c:798-807, 1654).
+  const RunOutput r = run_text(x264_scenario(
+      R"("preset": "medium", "threads": 3, "frames": 60, "width": 16, "height": 64, "jitter": 0)",
+      2));
+  Time first_frame = -1;
+  int reads_before = 0;
+  for (const SchedEvent& e : r.events) {
+    if (e.type != EventType::kWakeupNew) continue;
+    const std::string& n = r.names[e.task];
+    if (n.rfind("x264-frame", 0) == 0 && first_frame < 0) first_frame = e.time;
+    if (n.rfind("x264-input", 0) == 0 && first_frame < 0) ++reads_before;
+  }
+  // Frame 0 is forked in the call of input frame 46 (40 + 6), after that call started the
+  // helper reading frame 47: helpers for frames 1..47 come first.
+  EXPECT_EQ(reads_before, 47);
+  EXPECT_EQ(r.metrics.marks.at("frames").count, 60u);
+}
+
+// x264_frame_cond_broadcast() (frame.c:919-933 @8e67a586) wakes every waiter of a frame;
+// each re-checks its own target and sleeps again if it is not met. One CPU under rr:
+// A waits for 2 and B for 1 (both condition-variable waiters), C for 2 (a plain waiter);
+// W publishes 1 at 1 ms and 2 at 2 ms.
+TEST(X264, RowBroadcastWakesEveryWaiter) {
+  Scenario s = scenario_from_text(
+      R"({"machine": {"cpus": 1, "hz": 1000}, "tasks": {"x": {"loop": 1, "run": 1}}})", "t");
+  s.workload = Workload{};
+  Workload& w = s.workload;
+  const int32_t c = w.counters.intern("rows");
+  gen::add_task(w, gen::one_shot("A", 1, {gen::wait_progress(c, 2, true)}));
+  gen::add_task(w, gen::one_shot("B", 1, {gen::wait_progress(c, 1, true)}));
+  gen::add_task(w, gen::one_shot("C", 1, {gen::wait_progress(c, 2)}));
+  gen::add_task(w, gen::one_shot("W", 1,
+                                 {gen::run(kNsPerMs), gen::advance(c), gen::sleep_for(kNsPerMs),
+                                  gen::advance(c)}));
+  Analyzer analyzer;
+  Recorder recorder;
+  SinkList sinks;
+  sinks.add(&analyzer);
+  sinks.add(&recorder);
+  SimulationOptions options;
+  options.check_invariants = true;
+  simulate(s, sinks, options);
+  std::map<std::string, std::vector<Time>> woken, blocked;
+  for (const SchedEvent& e : recorder.events) {
+    if (e.type == EventType::kWakeup) woken[recorder.names[e.task]].push_back(e.time);
+    if (e.type == EventType::kBlock) blocked[recorder.names[e.task]].push_back(e.time);
+  }
+  EXPECT_EQ(woken["A"], (std::vector<Time>{kNsPerMs, 2 * kNsPerMs}));  // woken at 1 too
+  EXPECT_EQ(blocked["A"], (std::vector<Time>{0, kNsPerMs}));           // and slept again
+  EXPECT_EQ(woken["B"], (std::vector<Time>{kNsPerMs}));
+  EXPECT_EQ(woken["C"], (std::vector<Time>{2 * kNsPerMs}));  // a plain wait: only at 2
+}
+
+// The lookahead's share per preset as the structure derived from x264 @8e67a586 says, on
+// 2 frames of 4 rows (16x64) at 2 threads: the main thread reads frame 0, and builds the
+// lowres planes and AQ of both frames (2 x lowres share); the lookahead thread decides 2
+// mini-GOPs of one frame (the I frame, then a P: only 2 frames, so no B) at 2 x decision
+// share; ultrafast with --qp needs neither (its lookahead thread, there with the sync
+// lookahead at 2 threads, does nothing; the main thread only its serial work). Shares (kPresets):
+// medium 2 % + 8 %, veryslow 2 % + 8 %, veryfast 2 % + 3 %; a frame at 16x64 is 4/1584 of a 4CIF
+// frame.
+TEST(X264, LookaheadSharePerPresetOnTwoFramesOfFourRows) {
+  struct Case {
+    const char* preset;
+    const char* rc;
+    double fps;
+    double lowres, decision;
+  };
+  for (const Case c :
+       {Case{"medium", "abr", 20.01, 0.02, 0.08}, Case{"veryslow", "crf", 1.90, 0.02, 0.08},
+        Case{"veryfast", "crf", 60.0, 0.02, 0.03}, Case{"ultrafast", "cqp", 130.76, 0, 0}}) {
+    const RunOutput r = run_text(
+        x264_scenario(fmt::format(R"("preset": "{}", "ratecontrol": "{}", "threads": 2, "frames": 2,
+                       "width": 16, "height": 64, "jitter": 0)",
+                                  c.preset, c.rc),
+                      2));
+    const double frame_ns = 1e9 / c.fps * 4 / 1584;
+    const Time main_ns = static_cast<Time>(frame_ns * 0.03);
+    const Time input_ns = static_cast<Time>(100'000.0 * 4 / 1584);
+    const Time lowres_ns = static_cast<Time>(frame_ns * c.lowres);
+    const Time decision_ns = static_cast<Time>(frame_ns * c.decision);
+    EXPECT_EQ(r.task("x264").cpu_time_ns, input_ns + 2 * (lowres_ns + main_ns)) << c.preset;
+    EXPECT_EQ(r.task("x264-lookahead").cpu_time_ns, 2 * decision_ns) << c.preset;
+    EXPECT_EQ(r.metrics.marks.at("frames").count, 2u) << c.preset;
+  }
 }
 
 TEST(X264, SingleThreadRunsAtTheCalibratedSpeed) {
@@ -93,9 +216,9 @@ TEST(X264, ThreadStylesAndLookahead) {
   const std::string base =
       R"("preset": "medium", "threads": 3, "frames": 12, "width": 64, "height": 64)";
   const RunOutput per_frame = run_text(x264_scenario(base, 2));
-  EXPECT_EQ(count_prefix(per_frame.names, "x264-frame"), 12u);  // one thread per frame
-  EXPECT_EQ(count_prefix(per_frame.names, "x264-input"), 12u);
-  EXPECT_EQ(count_prefix(per_frame.names, "x264-lookahead"), 1u);  // auto: bframes + 1
+  EXPECT_EQ(count_prefix(per_frame.names, "x264-frame"), 12u);     // one thread per frame
+  EXPECT_EQ(count_prefix(per_frame.names, "x264-input"), 11u);     // frame 0: the main thread
+  EXPECT_EQ(count_prefix(per_frame.names, "x264-lookahead"), 1u);  // auto: threads + 3
   const RunOutput pool = run_text(x264_scenario(base + R"(, "style": "pool")", 2));
   EXPECT_EQ(count_prefix(pool.names, "x264-frame"), 0u);
   EXPECT_EQ(count_prefix(pool.names, "x264-worker"), 3u);
@@ -108,14 +231,16 @@ TEST(X264, ThreadStylesAndLookahead) {
     EXPECT_EQ(r->metrics.marks.at("frames").count, 12u);
 }
 
-TEST(X264, AutoThreadsAreOneAndAHalfPerCpuCappedByRows) {
+// @8e67a586 encoder.c:367-369: 1.5 per CPU, not capped by the height (that came in 2015);
+// sliced threads (December 2009): one per CPU, rows / 4 at most.
+TEST(X264, AutoThreadsAreOneAndAHalfPerCpu) {
   auto workers = [](const std::string& params) {
     const RunOutput r =
         run_text(x264_scenario(R"("preset": "ultrafast", "frames": 12, )" + params, 4));
     return count_prefix(r.names, "x264-worker") + count_prefix(r.names, "x264-slice");
   };
   EXPECT_EQ(workers(R"("style": "pool")"), 6u);                       // 4 CPUs * 3 / 2
-  EXPECT_EQ(workers(R"("style": "pool", "height": 64)"), 2u);         // 4 rows / 2
+  EXPECT_EQ(workers(R"("style": "pool", "height": 64)"), 6u);         // no cap by rows
   EXPECT_EQ(workers(R"("tune": "zerolatency")"), 4u);                 // sliced: the CPUs
   EXPECT_EQ(workers(R"("tune": "zerolatency", "height": 128)"), 2u);  // 8 rows / 4
 }
@@ -226,21 +351,26 @@ TEST(Scenarios, EveryShippedScenarioCompletesUnderEveryPolicy) {
   EXPECT_GT(checked, 0);
 }
 
-// One client, one read-write transaction, one CPU: 20 round trips (BEGIN, 10 point
-// selects, 4 range queries, 4 writes, COMMIT), each 20 us of client work, then the
-// server's locks (1 us each, WAL 5 us) and query work: BEGIN 1 + 10, point 1 + 1 + 50,
-// range 1 + 1 + 200, write 1 + 1 + 5 + 100, COMMIT 5 + 1 + 50 us. All in sequence:
-// 400 + 11 + 520 + 808 + 428 + 56 = 2223 us. Read-only drops the writes: 16 round trips,
-// 1715 us.
+// One client, one read-write transaction, one CPU: sysbench 0.4's complex transaction
+// (sb_oltp.c @df31f67) makes 21 round trips (BEGIN, 10 point selects, 4 range queries, 5
+// writes: index update, non-index update, the extra index update, delete, insert;
+// COMMIT), each 20 us of client work, then the server's locks (1 us each, WAL 5 us) and
+// query work: BEGIN 1 + 10, point 1 + 1 + 50, range 1 + 1 + 200, write 1 + 1 + 5 + 100,
+// COMMIT 5 + 1 + 50 us. All in sequence: 420 + 11 + 520 + 808 + 535 + 56 = 2350 us, 19
+// read/write requests. Read-only drops the writes: 16 round trips, 14 requests, 1715 us.
+// simple: one point select, 20 + 52 = 72 us.
 TEST(Oltp, ATransactionMakesExactlyTheExpectedRoundTrips) {
-  for (const auto& [read_only, queries, duration] :
-       {std::tuple{false, 20u, 2'223'000}, std::tuple{true, 16u, 1'715'000}}) {
+  for (const auto& [mode, read_only, queries, requests, duration] :
+       {std::tuple{"complex", false, 21u, 19u, 2'350'000},
+        std::tuple{"complex", true, 16u, 14u, 1'715'000},
+        std::tuple{"simple", false, 1u, 1u, 72'000}}) {
     const RunOutput r = run_text(fmt::format(R"({{"machine": {{"cpus": 1}}, "workload": {{
-        "generator": "oltp", "clients": 1, "transactions": 1, "read_only": {}}}}})",
-                                             read_only ? "true" : "false"));
-    EXPECT_EQ(r.metrics.marks.at("queries").count, queries);
+        "generator": "oltp", "clients": 1, "transactions": 1, "mode": "{}", "read_only": {}}}}})",
+                                             mode, read_only ? "true" : "false"));
+    EXPECT_EQ(r.metrics.marks.at("queries").count, queries) << mode;
+    EXPECT_EQ(r.metrics.marks.at("read_write_requests").count, requests) << mode;
     EXPECT_EQ(r.metrics.marks.at("transactions").count, 1u);
-    EXPECT_EQ(r.metrics.duration_ns, duration) << "read_only " << read_only;
+    EXPECT_EQ(r.metrics.duration_ns, duration) << mode << " read_only " << read_only;
   }
 }
 

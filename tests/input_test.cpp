@@ -85,8 +85,6 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"bad_global_duration",
                 R"({"global": {"duration": -7}, "tasks": {"t": {"run": 1}}})",
                 "global.duration: negative duration"},
-        BadCase{"unknown_global", R"({"global": {"durations": 1}, "tasks": {"t": {"run": 1}}})",
-                "global.durations: unknown key"},
         BadCase{"unknown_policy", wrap(R"({"t": {"policy": "SCHED_FAST", "run": 1}})"),
                 "tasks.t.policy: unknown policy 'SCHED_FAST'"},
         BadCase{"nice_range", wrap(R"({"t": {"priority": 25, "run": 1}})"),

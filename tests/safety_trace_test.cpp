@@ -8,6 +8,7 @@
 
 #include "analysis/analyzer.h"
 #include "cli/cli.h"
+#include "extract/extract.h"
 #include "host/ftrace_parser.h"
 #include "report/json_text.h"
 #include "temp_dir.h"
@@ -137,6 +138,20 @@ TEST(JsonText, OnlyStrayBytesAreEscaped) {
   EXPECT_EQ(utf8_or_escaped("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a surrogate
   EXPECT_EQ(utf8_or_escaped("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // > U+10FFFF
   EXPECT_EQ(json_string("a\"\xff"), "\"a\\\"\\\\xff\"");
+}
+
+// extract writes a comm that is not UTF-8 as the same "\xNN" text, so that its scenario
+// file is JSON that reads back.
+TEST(JsonText, ExtractedScenarioEscapesStrayBytesOfAComm) {
+  ExtractedWorkload w;
+  XTask t;
+  t.name = "x\xff\"y";
+  w.tasks.push_back(t);
+  w.notes.push_back("about x\xff");
+  const std::string text = scenario_json(w, "trace\xfe.txt", "");
+  const auto j = nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/true);
+  EXPECT_TRUE(j["tasks"].contains("x\\xff\"y")) << text;
+  EXPECT_EQ(j["name"], "extracted from trace\\xfe.txt");
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
-// Latency percentiles in bounded memory: exact while a task has at most kExactLimit
-// samples, then a log-linear histogram with 256 sub-buckets per power of two
-// (relative error below 0.4 %). Percentiles are nearest-rank: the ceil(p*n)-th value.
+// Latency percentiles in small, bounded memory: exact while a set holds at most
+// kExactLimit samples (8 KB), then a log-linear histogram (HDR style) with 128 sub-buckets
+// per power of two, allocated only for the powers of two that occur (512 B each): a
+// percentile is then the lower bound of the sample's bucket, at most 1/128 (0.8 %) below
+// the exact value and never below the smallest sample. Percentiles are nearest-rank: the
+// ceil(p*n)-th smallest value. A bucket counts up to 2^32 - 1 samples (it saturates).
 #pragma once
 
 #include <array>
@@ -16,7 +19,8 @@ inline constexpr const char* kPercentileNames[] = {"50", "75", "90", "95", "99",
 
 class LatencyStats {
  public:
-  static constexpr size_t kExactLimit = 4096;
+  static constexpr size_t kExactLimit = 1024;
+  static constexpr int kSubBits = 7;  // 128 sub-buckets per power of two: error < 1/128
 
   void add(int64_t v);
   // Adds every sample of `other` (exact while both are and the sum fits, else bucketed).
@@ -27,17 +31,23 @@ class LatencyStats {
   int64_t percentile(double p) const;
 
  private:
-  static constexpr int kSubBits = 8;
-  static size_t bucket_of(uint64_t v);
-  static int64_t bucket_floor(size_t b);
+  static constexpr size_t kGroupSize = size_t{1} << kSubBits;
+  static int group_of(uint64_t v);
+  static size_t sub_of(uint64_t v, int group);
+  static int64_t bucket_floor(int group, size_t sub);
+  size_t group_offset(int group) const;  // where the group's counts start in counts_
   void spill();
-  void count_in_bucket(int64_t v);
+  void count_in_bucket(uint64_t v, uint64_t n);
 
   uint64_t count_ = 0;
   int64_t max_ = 0, min_ = 0;
   std::vector<int64_t> exact_;
   bool spilled_ = false;
-  std::vector<uint64_t> buckets_;  // grows only up to the bucket of the largest sample
+  // The histogram: group g holds [2^(g+kSubBits-1), 2^(g+kSubBits)) in kGroupSize equal
+  // buckets (group 0: [0, kGroupSize) one value each); only the groups set in `groups_`
+  // are stored, in increasing order.
+  uint64_t groups_ = 0;
+  std::vector<uint32_t> counts_;
 };
 
 }  // namespace schedlab

@@ -23,9 +23,24 @@ struct Entry {
   Command (*add)(CLI::App&);
 };
 constexpr Entry kCommands[] = {
-    {"", add_run},     {"", add_check},        {"", add_policies},       {"", add_generators},
-    {"", add_record},  {"host", add_host_run}, {"host", add_host_bench}, {"", add_compare},
-    {"", add_analyze}, {"", add_sweep},        {"", add_reproduce},      {"", add_merge},
+    {"", add_run},
+    {"", add_check},
+    {"", add_policies},
+    {"", add_generators},
+    {"", add_record},
+    {"host", add_host_run},
+    {"host", add_host_bench},
+    {"", add_compare},
+    {"", add_analyze},
+    {"", add_sweep},
+    {"", add_reproduce},
+    {"", add_merge},
+    {"", add_calibrate},
+    {"", add_validate},
+    {"", add_completion},
+    {"", add_extract},
+    {"", add_replay_check},
+    {"host", add_record_workload},
 };
 
 struct Group {

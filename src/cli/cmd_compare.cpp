@@ -1,6 +1,7 @@
 // `schedlab compare`: the same scenario on the host (recorded) and simulated with the
-// model of the running kernel on this machine's topology, metric by metric. Both sides
-// are measured by the same analyzer.
+// model of the running kernel on the model of this machine (the calibrated machine file,
+// else its topology alone; it says which), metric by metric. Both sides are measured by
+// the same analyzer.
 #include <fmt/format.h>
 
 #include <memory>
@@ -8,6 +9,7 @@
 #include "analysis/analyzer.h"
 #include "cli/command.h"
 #include "cli/options.h"
+#include "host/calibration.h"
 #include "host/host_machine.h"
 #include "host/host_session.h"
 #include "sim/simulate.h"
@@ -21,6 +23,7 @@ struct CompareArgs {
   HostScenarioArgs scenario;
   HostSessionOptions session;
   std::string policy;
+  std::string machine;  // --machine; empty: the cached calibration, else the topology
 };
 
 std::string ratio(double sim, double real) {
@@ -80,19 +83,22 @@ void print_comparison(const Metrics& real, const Metrics& sim, std::ostream& out
 
 int compare(const CompareArgs& a, std::ostream& out, std::ostream& err) {
   Scenario scenario = load_host_scenario(a.scenario);
+  std::string which;  // read before the real run: a bad --machine file fails at once
+  const Machine machine = model_of_this_machine(a.machine, &which);
   Analyzer real;
   const HostSessionResult r = run_recorded(scenario, a.session, real);
   for (const std::string& n : r.notes) err << "schedlab: note: " << n << "\n";
   if (r.interrupted) return 130;
-  scenario.machine = host_machine();
+  scenario.machine = machine;
   scenario.policy = a.policy.empty() ? model_for_kernel(host_kernel_release()) : a.policy;
   scenario.params.clear();
   if (!scenario.duration_ns) scenario.duration_ns = real.metrics().duration_ns;
   Analyzer sim;
   in_scenario(scenario.file, [&] { return simulate(scenario, sim, SimulationOptions{}); });
-  out << fmt::format("{} on {} ({} CPUs) against {} simulated on the same topology\n\n",
+  out << fmt::format("{} on {} ({} CPUs) against {} simulated on the model of this machine\n",
                      a.scenario.scenario, real.metrics().policy, real.metrics().cpus,
                      scenario.policy);
+  out << "machine: " << which << "\n\n";
   print_comparison(real.metrics(), sim.metrics(), out);
   return 0;
 }
@@ -103,8 +109,7 @@ Command add_compare(CLI::App& parent) {
   auto a = std::make_shared<CompareArgs>();
   CLI::App* cmd = parent.add_subcommand(
       "compare", "run a scenario on the host (recorded) and in the simulator, side by side (root)");
-  cmd->add_option("scenario", a->scenario.scenario, "scenario file")->required();
-  cmd->add_option("--set", a->scenario.sets, "override a scenario value: /json/pointer=value");
+  add_host_scenario_options(*cmd, a->scenario);
   cmd->add_option("--duration", a->scenario.duration_s,
                   "seconds (default global.duration, else 10)")
       ->check(seconds_in(kMaxDurationSeconds));
@@ -112,6 +117,8 @@ Command add_compare(CLI::App& parent) {
                   "simulated scheduler (default: the model of the running kernel)");
   cmd->add_flag("--recalibrate", a->session.recalibrate, "measure the busy loop again");
   add_max_threads_option(*cmd, a->session);
+  cmd->add_option("--machine", a->machine,
+                  "machine file to simulate on (default: the one `schedlab calibrate` cached)");
   return {cmd, [a](std::ostream& out, std::ostream& err) { return compare(*a, out, err); }};
 }
 

@@ -11,7 +11,8 @@
 #include "experiment/results.h"
 #include "host/host_bench.h"
 #include "host/host_machine.h"
-#include "report/svg_plot.h"
+#include "report/figures.h"
+#include "report/line_plot.h"
 #include "util/error.h"
 
 namespace schedlab {
@@ -21,6 +22,7 @@ namespace {
 struct HostBenchArgs {
   HostBenchOptions options;
   std::string counts = "1..8", out, plot;
+  PlotArgs plot_args;
 };
 
 // "1..8", "1,2,4" or "4": each number the whole of its piece, 1..kMaxCount.
@@ -86,9 +88,9 @@ int host_bench_command(const HostBenchArgs& a, std::ostream& out, std::ostream& 
                      o.repeat)
       << format_aggregate_table(agg);
   if (!a.plot.empty()) {
-    PlotOptions po;
-    po.title = fmt::format("{} on {}", o.program, host_kernel_release());
-    write_output(a.plot, svg_plot(agg, po));
+    const PlotOptions po =
+        plot_options_of(a.plot_args, fmt::format("{} on {}", o.program, host_kernel_release()));
+    write_picture({line_plot_script(agg, nullptr, po), po.title, po.width, po.height}, a.plot);
   }
   return 0;
 }
@@ -131,7 +133,8 @@ Command add_host_bench(CLI::App& host) {
   cmd->add_option("--timeout", o.timeout_s, "seconds per run (default 600)")
       ->check(seconds_in(kMaxDurationSeconds));
   cmd->add_option("--out", a->out, "results CSV");
-  cmd->add_option("--plot", a->plot, "SVG plot");
+  cmd->add_option("--plot", a->plot, "plot: .svg, .png or .pdf (by gnuplot)");
+  add_plot_options(*cmd, a->plot_args);
   return {cmd,
           [a](std::ostream& out, std::ostream& err) { return host_bench_command(*a, out, err); }};
 }

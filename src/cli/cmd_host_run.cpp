@@ -37,8 +37,7 @@ Command add_host_run(CLI::App& host) {
   auto a = std::make_shared<HostRunArgs>();
   CLI::App* cmd = host.add_subcommand(
       "run", "run a scenario's programs for real while recording the kernel; report as `run`");
-  cmd->add_option("scenario", a->scenario.scenario, "scenario file")->required();
-  cmd->add_option("--set", a->scenario.sets, "override a scenario value: /json/pointer=value");
+  add_host_scenario_options(*cmd, a->scenario);
   cmd->add_option("--duration", a->scenario.duration_s,
                   "seconds before the run is stopped (default global.duration, else 10)")
       ->check(seconds_in(kMaxDurationSeconds));

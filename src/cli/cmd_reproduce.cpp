@@ -30,6 +30,10 @@ Command add_reproduce(CLI::App& parent) {
   cmd->add_option("--jobs", o->jobs, "parallel runs (default: every core)")
       ->transform(integer_in(1, 1024));
   cmd->add_option("--scenarios", o->scenarios_dir, "folder of the shipped scenarios");
+  cmd->add_option("--formats", o->extra_formats,
+                  "each plot also as png and/or pdf (comma-separated; SVG always)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"png", "pdf"}));
   cmd->add_option("--experiments", o->experiments_dir,
                   "folder of the experiment files (default: beside the scenarios)");
   return {cmd,

@@ -1,5 +1,6 @@
 // `schedlab sweep`: a scenario over varied values, schedulers and repeats, tabulated as
-// median [min-max], with optional CSV/JSON results, an SVG plot and an HTML report.
+// median [min-max], with optional CSV/JSON results, a plot (SVG, PNG or PDF, by gnuplot)
+// and an HTML report with the plot and a timeline of one run per scheduler.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,9 +14,11 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "experiment/results.h"
+#include "experiment/run_timeline.h"
 #include "experiment/sweep.h"
+#include "report/figures.h"
 #include "report/html_report.h"
-#include "report/svg_plot.h"
+#include "report/line_plot.h"
 #include "util/error.h"
 #include "util/input_file.h"
 
@@ -24,8 +27,9 @@ namespace schedlab {
 namespace {
 
 struct SweepArgs {
-  std::string scenario, out, plot, report, metric, published, shard, zoom;
-  std::vector<std::string> policies, vary, params, sets;
+  std::string scenario, out, plot, report, metric, published, shard, zoom, timeline_window;
+  PlotArgs plot_args;
+  std::vector<std::string> policies, vary, params, sets, new_sets;
   int repeat = 1, jobs = 0;
 };
 
@@ -64,11 +68,15 @@ SweepSpec spec_of(const SweepArgs& a) {
   SweepSpec spec;
   spec.scenario = a.scenario;
   for (const std::string& p : a.policies) spec.policies.push_back(parse_policy_spec(p));
-  if (spec.policies.empty())
-    spec.policies.push_back(parse_policy_spec(load_scenario(a.scenario).policy));
+  if (spec.policies.empty()) {
+    ScenarioOverrides o;
+    default_to_host_model(o);
+    spec.policies.push_back(parse_policy_spec(load_scenario(a.scenario, o).policy));
+  }
   for (const std::string& v : a.vary) spec.axes.push_back(parse_axis(v));
   for (const std::string& p : a.params) spec.params.push_back(split_assignment(p, "--param"));
-  for (const std::string& s : a.sets) spec.sets.push_back(split_assignment(s, "--set"));
+  spec.sets = assignments(a.sets, "--set");
+  spec.new_sets = assignments(a.new_sets, "--set-new");
   spec.repeat = a.repeat;
   spec.jobs = a.jobs;
   if (!a.shard.empty()) spec.shard = parse_shard(a.shard);
@@ -129,21 +137,32 @@ std::string run_and_write(const SweepArgs& a, const SweepSpec& spec,
 }
 
 void write_report(const SweepArgs& a, const SweepSpec& spec, const std::string& metric,
-                  const Aggregate& agg, const Published* published, const std::string& title,
-                  const std::string& svg) {
+                  const Aggregate& agg, const Published* published, const PlotOptions& po,
+                  const PictureSpec& picture) {
   ReportSection s;
-  s.title = title;
+  s.title = po.title;
   s.description = "schedlab sweep of " + a.scenario;
   s.tables.emplace_back(metric, aggregate_table_html(agg, published));
-  s.plots.emplace_back(a.plot.empty() ? "plot.svg" : a.plot, svg);
+  Figure plot = render_figure(picture);
+  plot.title = po.title;
+  plot.caption = error_bar_note(agg, published != nullptr);
+  s.plots.push_back(std::move(plot));
+  TimelineRequest request;
+  std::tie(request.from_ns, request.to_ns) = timeline_window_of(a.timeline_window);
+  request.title = po.title;
+  s.timelines = sweep_timelines(spec, request, "", "");
   s.scenario_text = read_input_file(a.scenario);
   s.seeds = "hash(scenario, point, repeat)";
   for (const PolicySpec& p : spec.policies)
     s.parameters += describe_parameters(p, spec.params) + "\n";
-  write_output(a.report, html_report("schedlab sweep " + title, SCHEDLAB_VERSION_STRING, {s}));
+  write_output(a.report, html_report("schedlab sweep " + po.title, SCHEDLAB_VERSION_STRING, {s}));
 }
 
 int sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
+  PlotOptions po = plot_options_of(a.plot_args, std::filesystem::path(a.scenario).stem().string());
+  if (!a.zoom.empty()) po.x_range = parse_range(a.zoom, "--zoom");
+  if (!a.plot.empty()) plot_format_of(a.plot);  // a bad extension is an error before the runs
+  timeline_window_of(a.timeline_window);
   const SweepSpec spec = spec_of(a);
   const std::vector<std::string> metrics = metric_columns(spec);
   const std::string metric = metric_of(a, metrics);
@@ -156,13 +175,9 @@ int sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   if (!a.published.empty()) published = read_published(a.published);
   const Published* pub = a.published.empty() ? nullptr : &published;
   out << format_aggregate_table(agg, pub);
-  PlotOptions po;
-  po.title = std::filesystem::path(a.scenario).stem().string();
-  if (!a.zoom.empty()) po.x_range = parse_range(a.zoom, "--zoom");
-  std::string svg;
-  if (!a.plot.empty() || !a.report.empty()) svg = svg_plot(agg, po);
-  if (!a.plot.empty()) write_output(a.plot, svg);
-  if (!a.report.empty()) write_report(a, spec, metric, agg, pub, po.title, svg);
+  const PictureSpec picture{line_plot_script(agg, pub, po), po.title, po.width, po.height};
+  if (!a.plot.empty()) write_picture(picture, a.plot);
+  if (!a.report.empty()) write_report(a, spec, metric, agg, pub, po, picture);
   return 0;
 }
 
@@ -178,14 +193,19 @@ Command add_sweep(CLI::App& parent) {
       ->delimiter(',');
   cmd->add_option("--vary", a->vary, "/pointer=lo..hi[:step] or /pointer=a,b,c (repeatable)");
   cmd->add_option("--param", a->params, "parameter for every scheduler name=value (repeatable)");
-  cmd->add_option("--set", a->sets, "fixed scenario edit /pointer=value (repeatable)");
+  add_set_options(*cmd, a->sets, a->new_sets);
   cmd->add_option("--repeat", a->repeat, "runs per point and scheduler (default 1)")
       ->transform(integer_in(1, 1000));
   cmd->add_option("--jobs", a->jobs, "parallel runs (default: every core)")
       ->transform(integer_in(1, 1024));
   cmd->add_option("--out", a->out, "results file: .csv (streamed) or .json");
-  cmd->add_option("--plot", a->plot, "write an SVG plot");
-  cmd->add_option("--report", a->report, "write a self-contained HTML report");
+  cmd->add_option("--plot", a->plot,
+                  "write the plot: .svg, .png or .pdf (by gnuplot; its script beside as .gp)");
+  add_plot_options(*cmd, a->plot_args);
+  cmd->add_option("--report", a->report,
+                  "write a self-contained HTML report (the table, the plot, a timeline of one run "
+                  "per scheduler)");
+  add_timeline_option(*cmd, a->timeline_window);
   cmd->add_option("--metric", a->metric,
                   "metric to tabulate and plot (default: the first mark's per_second)");
   cmd->add_option("--published", a->published, "CSV of published figures to show beside");

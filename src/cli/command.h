@@ -29,5 +29,11 @@ Command add_analyze(CLI::App& parent);
 Command add_sweep(CLI::App& parent);
 Command add_reproduce(CLI::App& parent);
 Command add_merge(CLI::App& parent);
+Command add_calibrate(CLI::App& parent);
+Command add_validate(CLI::App& parent);
+Command add_completion(CLI::App& parent);
+Command add_extract(CLI::App& parent);
+Command add_replay_check(CLI::App& parent);
+Command add_record_workload(CLI::App& host);
 
 }  // namespace schedlab

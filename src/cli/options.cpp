@@ -7,7 +7,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <tuple>
 
+#include "host/host_machine.h"
 #include "report/json_report.h"
 #include "report/rtapp_log.h"
 #include "report/table_report.h"
@@ -20,7 +22,7 @@ void add_scenario_options(CLI::App& cmd, ScenarioArgs& a) {
       ->required();
   cmd.add_option("--policy", a.policy, "normal-class scheduler (see `schedlab policies`)");
   cmd.add_option("--param", a.params, "scheduler parameter name=value (repeatable)");
-  cmd.add_option("--set", a.sets, "override a scenario value: /json/pointer=value (repeatable)");
+  add_set_options(cmd, a.sets, a.new_sets);
   cmd.add_option("--seed", a.seed, "random seed (default: the scenario's, else 1)")
       ->transform(integer_in(0, INT64_MAX));
   cmd.add_option("--cpus", a.cpus, "CPU count (a flat machine of that size)")
@@ -31,20 +33,53 @@ void add_scenario_options(CLI::App& cmd, ScenarioArgs& a) {
 
 ScenarioOverrides overrides_of(const ScenarioArgs& a, const CLI::App& cmd) {
   ScenarioOverrides o;
-  for (const std::string& s : a.sets) o.sets.push_back(split_assignment(s, "--set"));
+  o.sets = assignments(a.sets, "--set");
+  o.new_sets = assignments(a.new_sets, "--set-new");
   for (const std::string& p : a.params) o.params.push_back(split_assignment(p, "--param"));
   if (cmd.count("--policy")) o.policy = a.policy;
   if (cmd.count("--seed")) o.seed = a.seed;
   if (cmd.count("--cpus")) o.cpus = a.cpus;
   if (cmd.count("--duration")) o.duration_s = a.duration_s;
+  default_to_host_model(o);
   return o;
+}
+
+void default_to_host_model(ScenarioOverrides& o) {
+  const std::string release = host_kernel_release();
+  o.default_policy = model_for_kernel(release);
+  o.default_policy_reason = fmt::format(
+      "the file names no scheduler: {} is the model of this host's kernel {}; --policy rr runs the "
+      "engine's round robin",
+      *o.default_policy, release);
 }
 
 Scenario load_host_scenario(const HostScenarioArgs& a) {
   ScenarioOverrides o;
-  for (const std::string& s : a.sets) o.sets.push_back(split_assignment(s, "--set"));
+  o.sets = assignments(a.sets, "--set");
+  o.new_sets = assignments(a.new_sets, "--set-new");
   if (a.duration_s > 0) o.duration_s = a.duration_s;
   return load_scenario(a.scenario, o);
+}
+
+void add_host_scenario_options(CLI::App& cmd, HostScenarioArgs& a) {
+  cmd.add_option("scenario", a.scenario, "scenario file")->required();
+  add_set_options(cmd, a.sets, a.new_sets);
+}
+
+void add_set_options(CLI::App& cmd, std::vector<std::string>& sets,
+                     std::vector<std::string>& new_sets) {
+  cmd.add_option("--set", sets,
+                 "override a scenario value: /json/pointer=value (repeatable); a pointer under "
+                 "/tasks/ must name a task of the file");
+  cmd.add_option("--set-new", new_sets,
+                 "as --set, applied first, and may add a task: /tasks/NAME=... (repeatable)");
+}
+
+std::vector<std::pair<std::string, std::string>> assignments(const std::vector<std::string>& texts,
+                                                             const std::string& option) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& t : texts) out.push_back(split_assignment(t, option));
+  return out;
 }
 
 std::pair<std::string, std::string> split_assignment(const std::string& text,
@@ -99,11 +134,12 @@ OptionalWriters::OptionalWriters(const ReportArgs& args, SinkList& sinks, std::o
   }
 }
 
-void print_reports(const ReportArgs& args, const Metrics& m, std::ostream& out, std::ostream& err) {
+void print_reports(const ReportArgs& args, const Metrics& m, std::ostream& out, std::ostream& err,
+                   const std::string& policy_note) {
   if (args.json)
-    out << metrics_json(m);
+    write_metrics_json(out, m, policy_note);
   else if (!args.latency && !args.timehist)
-    out << metrics_table(m);
+    out << metrics_table(m, policy_note);
   if (args.latency) out << sched_latency_table(m);
   if (!args.rtapp_log_dir.empty()) {
     const std::vector<std::string> files = write_rtapp_logs(m, args.rtapp_log_dir);
@@ -150,6 +186,50 @@ void add_max_threads_option(CLI::App& cmd, HostSessionOptions& o) {
                  fmt::format("threads alive at once before the run stops (default {})",
                              kDefaultMaxHostThreads))
       ->transform(integer_in(1, 1'000'000));
+}
+
+void add_plot_options(CLI::App& cmd, PlotArgs& a) {
+  cmd.add_option("--title", a.title, "plot title");
+  cmd.add_option("--xlabel", a.x_label, "x axis label (default: the axis's declared label)");
+  cmd.add_option("--ylabel", a.y_label, "y axis label (default: the metric's label and unit)");
+  cmd.add_option("--size", a.size, "plot size in pixels, WIDTHxHEIGHT (default 720x440)");
+  cmd.add_option("--log", a.log,
+                 "log axes: auto (log2 x for powers of two), x, y, xy or none (default auto)");
+}
+
+PlotOptions plot_options_of(const PlotArgs& a, const std::string& default_title) {
+  PlotOptions o;
+  o.title = a.title.empty() ? default_title : a.title;
+  o.x_label = a.x_label;
+  o.y_label = a.y_label;
+  o.log = a.log;
+  if (!a.size.empty()) std::tie(o.width, o.height) = parse_plot_size(a.size);
+  check_plot_options(o);
+  return o;
+}
+
+void add_timeline_option(CLI::App& cmd, std::string& window) {
+  cmd.add_option("--timeline-window", window,
+                 "the part of the run the report's timeline shows, lo..hi in ms (default 0..100)");
+}
+
+std::pair<Time, Time> timeline_window_of(const std::string& window) {
+  if (window.empty()) return {0, 100 * kNsPerMs};
+  const auto dots = window.find("..");
+  double lo = -1, hi = -1;
+  if (dots != std::string::npos) {
+    try {
+      size_t used = 0, used2 = 0;
+      lo = std::stod(window.substr(0, dots), &used);
+      hi = std::stod(window.substr(dots + 2), &used2);
+      if (used != dots || used2 != window.size() - dots - 2) lo = -1;
+    } catch (const std::exception&) {
+      lo = -1;
+    }
+  }
+  if (!(lo >= 0 && hi > lo && hi * 1e6 < static_cast<double>(kMaxDurationNs)))
+    throw InputError("", "--timeline-window " + window, "expected lo..hi in ms, 0 <= lo < hi");
+  return {static_cast<Time>(lo * 1e6), static_cast<Time>(hi * 1e6)};
 }
 
 std::function<void(std::size_t, std::size_t)> progress_bar(std::ostream& err) {

@@ -15,6 +15,7 @@
 #include "host/host_session.h"
 #include "report/events_csv.h"
 #include "report/ftrace_writer.h"
+#include "report/line_plot.h"
 #include "report/perfetto_trace.h"
 #include "report/sched_latency.h"
 #include "scenario/scenario.h"
@@ -29,21 +30,33 @@ inline constexpr double kMaxDurationSeconds = static_cast<double>(kMaxDurationNs
 struct ScenarioArgs {
   std::string scenario;
   std::string policy;
-  std::vector<std::string> params, sets;
+  std::vector<std::string> params, sets, new_sets;
   uint64_t seed = 0;
   int cpus = 0;
   double duration_s = 0;
 };
 void add_scenario_options(CLI::App& cmd, ScenarioArgs& a);
-// The overrides `cmd` was given (an option not given leaves the scenario's value).
+// The overrides `cmd` was given (an option not given leaves the scenario's value), and
+// the host's model as the policy of a file that names none.
 ScenarioOverrides overrides_of(const ScenarioArgs& a, const CLI::App& cmd);
+// A plain rt-app file runs under the model of the kernel it would run on here (`eevdf` on
+// a 6.12 host), not under `rr`, the engine's test scheduler.
+void default_to_host_model(ScenarioOverrides& o);
 
 // The scenario of `host run` and `compare`: --set edits and a --duration in seconds.
 struct HostScenarioArgs {
   std::string scenario;
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, new_sets;
   double duration_s = 0;
 };
+void add_host_scenario_options(CLI::App& cmd, HostScenarioArgs& a);
+
+// --set and --set-new (the one that may add a task under /tasks/).
+void add_set_options(CLI::App& cmd, std::vector<std::string>& sets,
+                     std::vector<std::string>& new_sets);
+// The pairs of --set (or --set-new: `option`) texts.
+std::vector<std::pair<std::string, std::string>> assignments(const std::vector<std::string>& texts,
+                                                             const std::string& option);
 Scenario load_host_scenario(const HostScenarioArgs& a);
 
 // "name=value" as a pair; InputError naming `option` otherwise.
@@ -89,9 +102,20 @@ CLI::Validator seconds_in(double max);
 // `host run` and `compare`: --max-tasks, the threads alive at once.
 void add_max_threads_option(CLI::App& cmd, HostSessionOptions& o);
 
+// A plot's --title, --xlabel, --ylabel, --size and --log (sweep, host bench).
+struct PlotArgs {
+  std::string title, x_label, y_label, size, log = "auto";
+};
+void add_plot_options(CLI::App& cmd, PlotArgs& a);
+PlotOptions plot_options_of(const PlotArgs& a, const std::string& default_title);
+
+// --timeline-window lo..hi (ms) of the timelines in a report; the default 0..100.
+void add_timeline_option(CLI::App& cmd, std::string& window);
+std::pair<Time, Time> timeline_window_of(const std::string& window);
 // The table (unless --latency or --timehist replace it), --json or --latency, and the
-// rt-app logs.
-void print_reports(const ReportArgs& args, const Metrics& m, std::ostream& out, std::ostream& err);
+// rt-app logs; `policy_note` says why the policy was chosen when the scenario did not.
+void print_reports(const ReportArgs& args, const Metrics& m, std::ostream& out, std::ostream& err,
+                   const std::string& policy_note = "");
 
 // A progress bar with an ETA on a terminal; nothing otherwise.
 std::function<void(std::size_t, std::size_t)> progress_bar(std::ostream& err);

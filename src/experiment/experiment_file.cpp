@@ -17,8 +17,10 @@ namespace {
 
 constexpr const char* kPartKeys[] = {"id",        "title", "description", "scenario", "policies",
                                      "vary",      "set",   "metrics",     "repeat",   "quick",
-                                     "published", "zoom",  "comment"};
+                                     "published", "zoom",  "plot",        "timeline", "comment"};
 constexpr const char* kQuickKeys[] = {"repeat", "set", "skip"};
+constexpr const char* kPlotKeys[] = {"x_label", "y_label", "log"};
+constexpr const char* kTimelineKeys[] = {"point", "window_ms"};
 constexpr const char* kFileKeys[] = {"comment", "defaults", "parts"};
 
 template <size_t N>
@@ -122,6 +124,31 @@ std::string read_published(const JsonReader& r, const Field& f, const std::strin
   return read_input_file(path);
 }
 
+void read_plot(const JsonReader& r, const Field& f, ExperimentPart& p) {
+  only_known_keys(r, *f.value, f.key, kPlotKeys);
+  if (const JValue* v = f.value->find("x_label")) p.x_label = r.string(*v, f.key + ".x_label");
+  if (const JValue* v = f.value->find("y_label")) p.y_label = r.string(*v, f.key + ".y_label");
+  if (const JValue* v = f.value->find("log")) {
+    p.log = r.string(*v, f.key + ".log");
+    if (p.log != "auto" && p.log != "x" && p.log != "y" && p.log != "xy" && p.log != "none")
+      r.fail(f.key + ".log", "expected auto, x, y, xy or none");
+  }
+}
+
+void read_timeline(const JsonReader& r, const Field& f, ExperimentPart& p) {
+  if (f.value->kind == JValue::Kind::kBool) {
+    p.timeline = f.value->boolean;
+    return;
+  }
+  only_known_keys(r, *f.value, f.key, kTimelineKeys);
+  if (const JValue* v = f.value->find("point"))
+    p.timeline_point = v->is_string() ? v->string : std::to_string(r.integer(*v, f.key + ".point"));
+  if (const JValue* v = f.value->find("window_ms")) {
+    p.timeline_window_ms = read_zoom(r, Field{v, f.key + ".window_ms"});
+    if (p.timeline_window_ms.first < 0) r.fail(f.key + ".window_ms", "starts before 0 ms");
+  }
+}
+
 ExperimentPart read_part(const JsonReader& r, const PartReader& pr, const std::string& dir) {
   ExperimentPart p;
   p.id = pr.string("id", true);
@@ -137,6 +164,8 @@ ExperimentPart read_part(const JsonReader& r, const PartReader& pr, const std::s
   if (const Field f = pr.field("quick"); f.value) read_quick(r, f, p);
   if (const Field f = pr.field("published"); f.value) p.published_csv = read_published(r, f, dir);
   if (const Field f = pr.field("zoom"); f.value) p.zoom = read_zoom(r, f);
+  if (const Field f = pr.field("plot"); f.value) read_plot(r, f, p);
+  if (const Field f = pr.field("timeline"); f.value) read_timeline(r, f, p);
   return p;
 }
 

@@ -18,6 +18,10 @@
 //   published    CSV next to the experiment file: the axis, then one column per
 //                policy label; shown beside the first metric's medians
 //   zoom         [lo, hi]: a second plot of that part of the axis
+//   plot         {"x_label": "...", "y_label": "...", "log": "auto|x|y|xy|none"}:
+//                the plot's labels (default: the declared ones) and log axes
+//   timeline     {"point": "8", "window_ms": [0, 100]}: the run drawn as a timeline,
+//                one per policy (default: the last point, the first 100 ms); false: none
 //   comment      for readers
 #pragma once
 
@@ -42,6 +46,11 @@ struct ExperimentPart {
   bool in_quick = true;       // run with --quick
   std::string published_csv;  // published figures (axis, then one column per policy)
   std::optional<std::pair<double, double>> zoom;
+  std::string x_label, y_label;  // empty: the declared labels
+  std::string log = "auto";
+  bool timeline = true;
+  std::string timeline_point;  // empty: the last point
+  std::pair<double, double> timeline_window_ms{0, 100};
 };
 
 // The parts of one experiment file (all of them; reproduce drops those not in_quick).

@@ -3,16 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 
 #include "experiment/results.h"
+#include "experiment/run_timeline.h"
 #include "experiment/sweep.h"
+#include "report/figures.h"
 #include "report/html_report.h"
-#include "report/svg_plot.h"
+#include "report/line_plot.h"
 #include "util/error.h"
 #include "util/input_file.h"
 #include "util/output_file.h"
@@ -36,39 +37,6 @@ std::vector<ExperimentPart> experiment_parts(const std::string& which, bool quic
                      "unknown experiment (" + known + "all)");
   }
   return parts;
-}
-
-namespace {
-
-// The first of `candidates` that is a folder holding `probe`, else `fallback`.
-std::string first_with(const std::vector<std::filesystem::path>& candidates,
-                       const std::string& probe, const std::string& fallback) {
-  for (const auto& candidate : candidates)
-    if (std::filesystem::exists(candidate / probe)) return candidate.lexically_normal().string();
-  return fallback;
-}
-
-std::vector<std::filesystem::path> beside_executable(const std::string& folder) {
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  return {exe.parent_path() / ".." / folder, exe.parent_path() / folder};
-}
-
-}  // namespace
-
-std::string default_scenarios_dir() {
-  if (const char* env = std::getenv("SCHEDLAB_SCENARIOS")) return env;
-  return first_with(beside_executable("scenarios"), "e1-x264-ultrafast.json", "scenarios");
-}
-
-std::string default_experiments_dir(const std::string& scenarios_dir) {
-  if (const char* env = std::getenv("SCHEDLAB_EXPERIMENTS")) return env;
-  std::filesystem::path scenarios = std::filesystem::path(scenarios_dir).lexically_normal();
-  if (!scenarios.has_filename()) scenarios = scenarios.parent_path();  // "scenarios/"
-  std::vector<std::filesystem::path> candidates = {scenarios.parent_path() / "experiments"};
-  for (const auto& p : beside_executable("experiments")) candidates.push_back(p);
-  return first_with(candidates, "", "experiments");
 }
 
 namespace {
@@ -144,11 +112,37 @@ ReportSection section_of(const ExperimentPart& part, const PartRun& run) {
   return section;
 }
 
-void add_plot(const Aggregate& agg, const PlotOptions& po, const std::string& file,
-              const ReproduceOptions& o, ReportSection& section) {
-  const std::string svg = svg_plot(agg, po);
-  write_output(in_folder(o, file), svg, kInFolder);
-  section.plots.emplace_back(file, svg);
+// The plot as DIR/stem.svg (with its gnuplot script DIR/stem.gp and any extra formats),
+// and as a figure of the report.
+void add_plot(const Aggregate& agg, const Published* pub, const PlotOptions& po,
+              const std::string& stem, const ReproduceOptions& o, ReportSection& section) {
+  const PictureSpec picture{line_plot_script(agg, pub, po), po.title, po.width, po.height};
+  Figure f = figure_of(picture, o.out_dir, stem);
+  f.title = po.title;
+  f.caption = error_bar_note(agg, pub != nullptr);
+  for (const std::string& ext : o.extra_formats)
+    write_picture(picture, in_folder(o, stem + "." + ext), kInFolder);
+  section.plots.push_back(std::move(f));
+}
+
+// One run per policy at the part's timeline point (else the last point), repeat 0.
+void add_timelines(const ExperimentPart& part, const PartRun& run, const ReproduceOptions& o,
+                   ReportSection& section) {
+  if (!part.timeline) return;
+  TimelineRequest request;
+  if (!part.timeline_point.empty()) {
+    if (run.spec.axes.size() != 1)
+      throw InputError(part.id, "timeline.point", "only a part with one varied axis names a point");
+    const auto& values = run.spec.axes.front().values;
+    if (std::find(values.begin(), values.end(), part.timeline_point) == values.end())
+      throw InputError(part.id, "timeline.point",
+                       "'" + part.timeline_point + "' is not a value of the varied axis");
+    request.point = {part.timeline_point};
+  }
+  request.from_ns = static_cast<Time>(part.timeline_window_ms.first * 1e6);
+  request.to_ns = static_cast<Time>(part.timeline_window_ms.second * 1e6);
+  request.title = part.title;
+  section.timelines = sweep_timelines(run.spec, request, o.out_dir, part.id);
 }
 
 // Every metric's table (the published figures beside the first), and the first
@@ -173,11 +167,14 @@ void tables_and_plots(const ExperimentPart& part, const PartRun& run, const Repr
     if (m > 0 || axis_columns.empty()) continue;
     PlotOptions po;
     po.title = part.title;
-    add_plot(agg, po, part.id + ".svg", o, section);
+    po.x_label = part.x_label;
+    po.y_label = part.y_label;
+    po.log = part.log;
+    add_plot(agg, pub, po, part.id, o, section);
     if (part.zoom) {
       po.x_range = part.zoom;
       po.title += fmt::format(" (zoom {:g}-{:g})", part.zoom->first, part.zoom->second);
-      add_plot(agg, po, part.id + "-zoom.svg", o, section);
+      add_plot(agg, pub, po, part.id + "-zoom", o, section);
     }
   }
 }
@@ -219,6 +216,7 @@ std::string reproduce(const ReproduceOptions& o, std::ostream& out,
     for (const auto& [index, line] : run.lines) run.body += line;
     ReportSection section = section_of(parts[i], run);
     tables_and_plots(parts[i], run, o, out, section);
+    add_timelines(parts[i], run, o, section);
     sections.push_back(std::move(section));
   }
   const std::string report = in_folder(o, "report.html");

@@ -1,6 +1,7 @@
 // `schedlab reproduce E1|...|all`: the experiments of the experiments folder (one file
 // each, experiment_file.h) as sweeps over the shipped scenarios, written to a folder as
-// CSV, terminal tables, SVG plots and one self-contained report.html.
+// CSV, terminal tables, plots and run timelines (drawn by gnuplot, each with its script)
+// and one self-contained report.html.
 #pragma once
 
 #include <functional>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "experiment/data_dirs.h"
 #include "experiment/experiment_file.h"
 
 namespace schedlab {
@@ -24,19 +26,11 @@ struct ReproduceOptions {
   std::string scenarios_dir;    // where the shipped scenarios are
   std::string experiments_dir;  // where the experiment files are
   int jobs = 0;
+  std::vector<std::string> extra_formats;  // "png", "pdf": each plot also in these
 };
 
 // Runs the experiments; prints the tables to `out`; returns the report's path.
 std::string reproduce(const ReproduceOptions& options, std::ostream& out,
                       const std::function<void(std::size_t, std::size_t)>& progress = {});
-
-// The folder of the shipped scenarios: SCHEDLAB_SCENARIOS, else next to the executable
-// (../scenarios from build/), else ./scenarios.
-std::string default_scenarios_dir();
-
-// The folder of the experiment files: SCHEDLAB_EXPERIMENTS, else `experiments` beside
-// the scenarios folder, else next to the executable (../experiments from build/), else
-// ./experiments.
-std::string default_experiments_dir(const std::string& scenarios_dir);
 
 }  // namespace schedlab

@@ -193,6 +193,7 @@ std::string scenario_name_of(const std::string& file) {
 ScenarioOverrides overrides_for(const SweepSpec& spec, const RunKey& key) {
   ScenarioOverrides o;
   o.sets = spec.sets;
+  o.new_sets = spec.new_sets;
   for (std::size_t i = 0; i < spec.axes.size(); ++i)
     o.sets.emplace_back(spec.axes[i].pointer, key.point[i]);
   const PolicySpec* policy = nullptr;
@@ -207,9 +208,14 @@ ScenarioOverrides overrides_for(const SweepSpec& spec, const RunKey& key) {
 
 }  // namespace
 
+Scenario load_run_scenario(const SweepSpec& spec, const RunKey& key) {
+  return load_scenario(spec.scenario, overrides_for(spec, key));
+}
+
 std::vector<std::string> metric_columns(const SweepSpec& spec) {
   ScenarioOverrides o;
   o.sets = spec.sets;
+  o.new_sets = spec.new_sets;
   const Scenario s = load_scenario(spec.scenario, o);
   std::vector<std::string> cols = {"duration_s", "context_switches", "migrations", "jain_fairness",
                                    "lock_holder_preemptions"};
@@ -258,7 +264,7 @@ void add_jobs(const SweepSpec& spec, std::size_t si, std::vector<Job>& jobs) {
 // One run simulated and measured: its row of metric columns.
 RunRow run_one(const SweepSpec& spec, const Job& job) {
   const auto start = std::chrono::steady_clock::now();
-  const Scenario s = load_scenario(spec.scenario, overrides_for(spec, job.key));
+  const Scenario s = load_run_scenario(spec, job.key);
   Analyzer analyzer;
   in_scenario(s.file, [&] { return simulate(s, analyzer, SimulationOptions{}); });
   const Metrics& m = analyzer.metrics();

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "scenario/scenario.h"
+
 namespace schedlab {
 
 // A varied value: a JSON pointer in the scenario and the values it takes.
@@ -40,8 +42,9 @@ struct SweepSpec {
   std::string scenario;  // file
   std::vector<PolicySpec> policies;
   std::vector<Axis> axes;
-  std::vector<std::pair<std::string, std::string>> params;  // for every policy
-  std::vector<std::pair<std::string, std::string>> sets;    // fixed edits
+  std::vector<std::pair<std::string, std::string>> params;    // for every policy
+  std::vector<std::pair<std::string, std::string>> sets;      // fixed edits
+  std::vector<std::pair<std::string, std::string>> new_sets;  // fixed edits adding tasks
   int repeat = 1;
   int jobs = 0;                              // 0: every core
   std::optional<std::pair<int, int>> shard;  // K of N (1-based K)
@@ -67,6 +70,9 @@ std::vector<RunKey> expand(const SweepSpec& spec, const std::string& scenario_na
 // The seed of a run: a hash of the scenario name, the point and the repeat.
 uint64_t derive_seed(const std::string& scenario_name, const std::vector<std::string>& point,
                      int repeat);
+
+// The scenario of one run of the sweep, as run_sweep loads it.
+Scenario load_run_scenario(const SweepSpec& spec, const RunKey& key);
 
 // The metric columns a scenario's runs report, in order. Wall-clock columns start "wall".
 std::vector<std::string> metric_columns(const SweepSpec& spec);

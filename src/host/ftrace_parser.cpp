@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -225,7 +226,8 @@ Side context_of(std::string_view who) {
 // The columns before the timestamp: COMM-PID [(TGID)] [CPU] [FLAGS] (tracefs, trace-cmd),
 // or COMM-PID CPUFLAGS (trace-cmd report -l: "bash-5035    0d..2."). A CPU column that
 // is a number outside 0..kMaxCpus-1 is left in `bad_cpu` (the caller refuses the line).
-bool split_head(std::string_view head, Side& ctx, CpuId& cpu, std::string_view& bad_cpu) {
+bool split_head(std::string_view head, Side& ctx, CpuId& cpu, std::string_view& bad_cpu,
+                std::string_view& flags) {
   head = trim(head);
   for (size_t close = head.rfind(']'); close != std::string_view::npos && close > 0;
        close = head.rfind(']', close - 1)) {
@@ -237,6 +239,7 @@ bool split_head(std::string_view head, Side& ctx, CpuId& cpu, std::string_view& 
       continue;
     }
     ctx = context_of(head.substr(0, open));
+    flags = trim(head.substr(close + 1));
     return true;
   }
   const size_t sp = head.find_last_of(" \t");
@@ -250,6 +253,7 @@ bool split_head(std::string_view head, Side& ctx, CpuId& cpu, std::string_view& 
     return false;
   }
   ctx = context_of(head.substr(0, sp));
+  flags = last.substr(digits);
   return true;
 }
 
@@ -285,9 +289,9 @@ class LineParser {
     Side ctx;
     CpuId cpu = 0;
     Time time = 0;
-    std::string_view bad_cpu;
-    const bool head =
-        stamp != std::string_view::npos && split_head(text.substr(0, stamp), ctx, cpu, bad_cpu);
+    std::string_view bad_cpu, flags;
+    const bool head = stamp != std::string_view::npos &&
+                      split_head(text.substr(0, stamp), ctx, cpu, bad_cpu, flags);
     if (stamp != std::string_view::npos && !head && !bad_cpu.empty())
       fail(number, fmt::format("CPU {} is outside 0..{}", bad_cpu, kMaxCpus - 1));
     const std::string_view stamp_text =
@@ -332,8 +336,13 @@ class LineParser {
     r.line = number;
     r.ctx = std::move(ctx);
     error_.clear();
+    if (event == "sched_waking") {
+      waking(fields, r, context_of_flags(flags));
+      return error_.empty();
+    }
     if (!convert(event, fields, r)) return true;  // not a sched event we read
     if (!error_.empty()) return false;
+    if (r.kind == Kind::kWakeup) waker_of(r, context_of_flags(flags));
     ++stats.events;
     records.push_back(std::move(r));
     return true;
@@ -488,8 +497,55 @@ class LineParser {
     if (f.has("target_cpu")) r.target = cpu_field(f, "target_cpu", event);
   }
 
+  // sched_waking is traced in the waker's context (try_to_wake_up), sched_wakeup since
+  // 4.x often on the target CPU (ttwu_queue's IPI, or the idle task): the waker of a
+  // wake-up is the task its waking line ran in, or without one the wake-up line's; none
+  // when that line ran in interrupt context or in the idle task.
+  // In a soft interrupt the line's task is the one the softirq ran over: the waker only
+  // when asked (FtraceOptions::softirq_wakers), as loopback networking's is.
+  enum class Context : uint8_t { kTask, kSoftirq, kHardirq };
+  struct Waker {
+    Side side;
+    bool softirq = false;
+  };
+
+  Waker waker_in(const Record& r, int64_t wakee, Context c) const {
+    if (c == Context::kHardirq || r.ctx.pid <= 0 || r.ctx.pid == wakee) return {};
+    return {r.ctx, c == Context::kSoftirq};
+  }
+
+  void waking(std::string_view fields, Record& r, Context c) {
+    Record w;
+    wakeup_fields(fields, w, "sched_waking");
+    if (!error_.empty()) return;
+    // pid -1: a waking line seen, in no task's context
+    pending_waker_[w.a.pid] = waker_in(r, w.a.pid, c);
+  }
+
+  void waker_of(Record& r, Context c) {
+    Waker w;
+    if (const auto it = pending_waker_.find(r.a.pid); it != pending_waker_.end()) {
+      w = it->second;
+      pending_waker_.erase(it);
+    } else {
+      w = waker_in(r, r.a.pid, c);
+    }
+    r.waker = std::move(w.side);
+    r.waker_softirq = w.softirq;
+  }
+
+  // The flags column's third character: h/H hard interrupt, z/Z NMI, s soft interrupt
+  // (kernel/trace/trace_output.c, trace_print_lat_fmt).
+  static Context context_of_flags(std::string_view flags) {
+    if (flags.size() < 3) return Context::kTask;
+    if (flags[2] == 's') return Context::kSoftirq;
+    return std::string_view("hHzZ").find(flags[2]) != std::string_view::npos ? Context::kHardirq
+                                                                             : Context::kTask;
+  }
+
   std::string file_;
   std::string error_;
+  std::map<int64_t, Waker> pending_waker_;  // pid -> the context of its last sched_waking
   Time last_time_ = 0;
   std::vector<Time> cpu_last_time_ = std::vector<Time>(kMaxCpus, 0);
   bool seen_time_ = false;
@@ -543,7 +599,7 @@ Record own_record(const HostEvent& e) {
 }  // namespace
 
 FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& sink,
-                         const RunRecord& run) {
+                         const RunRecord& run, const FtraceOptions& options) {
   LineParser p(file);
   std::string text;
   size_t number = 0;
@@ -580,23 +636,24 @@ FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& s
                    [](const Record& x, const Record& y) { return x.time < y.time; });
   stats.first_ns = recs.front().time;
   stats.last_ns = recs.back().time;
-  replay_ftrace(recs, run, p.header_cpus, p.span, sink, stats);
+  replay_ftrace(recs, run, p.header_cpus, p.span, options, sink, stats);
   return stats;
 }
 
-FtraceStats parse_trace_file(const std::string& path, EventSink& sink, const RunRecord& run) {
+FtraceStats parse_trace_file(const std::string& path, EventSink& sink, const RunRecord& run,
+                             const FtraceOptions& options) {
   // Within the input limits first (a regular file of at most --max-input bytes): a FIFO
   // or /dev/zero is refused before libtracecmd or the text parser reads it.
   std::string bytes = read_input_file(path);
   if (is_trace_dat(path)) {
     bytes = {};
     std::istringstream text(trace_dat_text(path));
-    FtraceStats stats = parse_ftrace(text, path, sink, run);
+    FtraceStats stats = parse_ftrace(text, path, sink, run, options);
     stats.format = "trace.dat";
     return stats;
   }
   std::istringstream in(std::move(bytes));
-  return parse_ftrace(in, path, sink, run);
+  return parse_ftrace(in, path, sink, run, options);
 }
 
 }  // namespace schedlab

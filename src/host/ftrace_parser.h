@@ -7,7 +7,8 @@
 // instance's `name:` prefix; systrace/atrace HTML (the trace-data sections); and
 // trace.dat itself through libtracecmd (trace_dat.h). Understood: sched_switch,
 // sched_wakeup, sched_wakeup_new, sched_migrate_task, sched_process_fork and
-// sched_process_exit; sched_waking and other events are skipped. Tasks are named by the
+// sched_process_exit; sched_waking gives the waker of the next wake-up of its task (with
+// FtraceOptions::wakers); other events are skipped. Tasks are named by the
 // last comm seen; a comm used by more than one pid is suffixed `:pid`. Every line names
 // the task running on its CPU: that gives what ran before the first event, and a switch
 // the trace lost is inferred where a line shows another task running than the last
@@ -32,6 +33,17 @@ struct FtraceStats {
   std::vector<std::string> notes;  // for the user: a cut last line, missing events
 };
 
+// What a reader of the stream wants beyond what `analyze` reads.
+struct FtraceOptions {
+  // A wake-up's `other` is its waker (the task a sched_waking line, or else the
+  // sched_wakeup line, ran in; kNoTask from interrupt context or the idle task), as
+  // workload extraction needs; off, `other` stays kNoTask as analyze has always had it.
+  bool wakers = false;
+  // A wake-up in soft-interrupt context is the interrupted task's (loopback networking
+  // delivers in the sender's softirq; a timer softirq would make a false waker).
+  bool softirq_wakers = false;
+};
+
 // Reads the whole trace, then replays it into `sink` with times relative to the first
 // event (RunInfo::origin_ns holds that event's time). `run` is what a run on the host
 // adds (host/run_record.h): its threads are named as the run named them and are the only
@@ -40,9 +52,10 @@ struct FtraceStats {
 // for a malformed sched event line, and when the text holds no sched_switch at all. A
 // last line cut short (no newline) that cannot be read is left out with a note.
 FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& sink,
-                         const RunRecord& run = {});
+                         const RunRecord& run = {}, const FtraceOptions& options = {});
 
 // A trace file by its content: trace.dat (libtracecmd), systrace HTML or ftrace text.
-FtraceStats parse_trace_file(const std::string& path, EventSink& sink, const RunRecord& run = {});
+FtraceStats parse_trace_file(const std::string& path, EventSink& sink, const RunRecord& run = {},
+                             const FtraceOptions& options = {});
 
 }  // namespace schedlab

@@ -36,8 +36,10 @@ struct FtraceRecord {
   Time time = 0;
   CpuId cpu = 0;
   FtraceKind kind = FtraceKind::kSwitch;
-  FtraceSide ctx;   // the task running on the CPU when the event was recorded
-  FtraceSide a, b;  // switch: prev, next; fork: parent, child; others: the task in a
+  FtraceSide ctx;              // the task running on the CPU when the event was recorded
+  FtraceSide a, b;             // switch: prev, next; fork: parent, child; others: the task in a
+  FtraceSide waker;            // wake-up: the task that woke a (pid -1: interrupt, idle or unknown)
+  bool waker_softirq = false;  // ... the task a soft interrupt that woke a ran over
   PrevState prev_state = PrevState::kPreempted;
   CpuId target = kNoCpu;  // wake-up target or migration destination
   CpuId orig = kNoCpu;    // migration source
@@ -54,6 +56,7 @@ struct FtraceSpan {
 
 // Replays records sorted by time into `sink`; fills stats.cpus, inferred_switches, notes.
 void replay_ftrace(const std::vector<FtraceRecord>& records, const RunRecord& run, int header_cpus,
-                   const FtraceSpan& span, EventSink& sink, FtraceStats& stats);
+                   const FtraceSpan& span, const FtraceOptions& options, EventSink& sink,
+                   FtraceStats& stats);
 
 }  // namespace schedlab

@@ -29,9 +29,10 @@ struct TaskRow {
 class Replay {
  public:
   Replay(const std::vector<Record>& recs, const RunRecord& run, int header_cpus,
-         const FtraceSpan& span, EventSink& sink)
+         const FtraceSpan& span, const FtraceOptions& options, EventSink& sink)
       : recs_(recs),
         run_(run),
+        options_(options),
         sink_(sink),
         t0_(span.start_ns >= 0 ? std::min(span.start_ns, recs.front().time) : recs.front().time),
         cpus_(header_cpus) {}
@@ -162,6 +163,14 @@ class Replay {
  private:
   TaskId id(const Side& s) const { return s.pid > 0 ? id_of_.at(s.pid) : kNoTask; }
 
+  // A waker seen only on a waking line may be a task no other line names.
+  TaskId waker(const Record& r) const {
+    if (!options_.wakers || r.kind != Kind::kWakeup || r.waker.pid <= 0) return kNoTask;
+    if (r.waker_softirq && !options_.softirq_wakers) return kNoTask;
+    const auto it = id_of_.find(r.waker.pid);
+    return it == id_of_.end() ? kNoTask : it->second;
+  }
+
   TaskId task(const Side& s, Time at, TaskId parent) {
     if (s.pid <= 0) return kNoTask;
     auto [it, fresh] = id_of_.try_emplace(s.pid, static_cast<TaskId>(rows_.size()));
@@ -186,7 +195,7 @@ class Replay {
       case Kind::kWakeupNew:
         if (a == kNoTask) break;
         sink_.event({at, r.kind == Kind::kWakeup ? EventType::kWakeup : EventType::kWakeupNew, 0,
-                     r.target != kNoCpu ? r.target : r.cpu, a, kNoTask, 0, 0});
+                     r.target != kNoCpu ? r.target : r.cpu, a, waker(r), 0, 0});
         break;
       case Kind::kMigrate:
         if (a != kNoTask)
@@ -206,6 +215,7 @@ class Replay {
 
   const std::vector<Record>& recs_;
   const RunRecord& run_;
+  const FtraceOptions& options_;
   EventSink& sink_;
   Time t0_;
   int cpus_;
@@ -217,8 +227,9 @@ class Replay {
 }  // namespace
 
 void replay_ftrace(const std::vector<FtraceRecord>& records, const RunRecord& run, int header_cpus,
-                   const FtraceSpan& span, EventSink& sink, FtraceStats& stats) {
-  Replay replay(records, run, header_cpus, span, sink);
+                   const FtraceSpan& span, const FtraceOptions& options, EventSink& sink,
+                   FtraceStats& stats) {
+  Replay replay(records, run, header_cpus, span, options, sink);
   replay.number_tasks();
   stats.cpus = replay.cpus();
   replay.announce();

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "machine/cost_reader.h"
+
 namespace schedlab {
 
 Time Machine::migration_penalty(CpuId from, CpuId to, Time time_away) const {
@@ -116,7 +118,7 @@ Machine read_machine(const JValue& v, const JsonReader& r, const std::string& ba
           r.fail(tkey, "unknown key (smt, llc, packages)");
       }
       if (!val.find("llc") && val.find("packages")) m.llc_of = m.package_of;
-    } else {
+    } else if (!read_cost_key(m, k, val, r)) {
       r.fail(key, "unknown key");
     }
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "json/jread.h"
+#include "machine/costs.h"
 #include "util/types.h"
 
 namespace schedlab {
@@ -28,6 +29,10 @@ struct Machine {
   int64_t memory_bytes_per_us = 4000;
   std::vector<int> capacity;                     // per CPU; 1024 = the reference CPU
   std::vector<int> core_of, llc_of, package_of;  // topology ids per CPU
+  // The costs of costs.h, all off unless the machine file sets them.
+  MachineCosts costs;
+  std::vector<IdleState> idle_states;        // by idle_ns, increasing; empty: no exit cost
+  std::vector<BackgroundSource> background;  // noise tasks; empty: none
 
   Time tick_ns() const { return kNsPerSec / hz; }
   bool same_core(CpuId a, CpuId b) const { return core_of[a] == core_of[b]; }
@@ -35,6 +40,8 @@ struct Machine {
   bool same_package(CpuId a, CpuId b) const { return package_of[a] == package_of[b]; }
   // Cache refill a task pays for running on `to` after running on `from`.
   Time migration_penalty(CpuId from, CpuId to, Time time_away) const;
+  // Time to leave the idle state a CPU is in once it has idled `idle_for`.
+  Time idle_exit_ns(Time idle_for) const;
 };
 
 // A flat machine: n CPUs, one shared cache, one package, no costs.
@@ -46,5 +53,9 @@ Machine read_machine(const JValue& v, const JsonReader& reader, const std::strin
 
 // Rebuilds the topology for a new CPU count (the --cpus option): flat, costs kept.
 void resize_machine(Machine& m, int cpus);
+
+// The machine as a machine file (JSON with a leading comment) that read_machine reads back
+// to the same values; `comment` is the file's first lines.
+std::string machine_file_text(const Machine& m, const std::string& comment);
 
 }  // namespace schedlab

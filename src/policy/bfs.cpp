@@ -29,12 +29,20 @@
 // one loses its slice; below 90 % of iso_cpu they are ISO again at their next enqueue.
 // The engine ticks only busy CPUs, so the idle CPUs' ticks of a jiffy are applied when
 // the next jiffy's first tick arrives (a jiffy late, and after that jiffy's busy ticks in
-// the same order as the kernel would not guarantee either). The presets bfs-0.304 and
-// bfs-0.311 name the releases of the 2009 debates; only 0.318's source was available, and
-// its behaviour is what all three presets run (differences between the releases are not
-// verified).
+// the same order as the kernel would not guarantee either).
+//
+// Releases (docs/algorithms/bfs.md): "bfs" is 0.318 (erasmux/hero-2.6.29-flykernel
+// @8b9e290f, the same rules as Conap30/htc_kernel_desirec_bfs @335a2e71). The presets of
+// the seed releases switch the rules that differ, each read in that release's source:
+// bfs-0.311 (Conap30/htc_kernel_desirec_bfs @4761bf4c), bfs-0.304 (same repository
+// @52d5a108) and bfs-0.232 (ccyrowski/cm-kernel @77ada37e, "Initial checkin of BFS
+// 0.232" c8fa3555, 2009-09-11: the release nearest to the 220/221 of E1/E2, which were
+// not found).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <functional>
 #include <vector>
 
@@ -47,16 +55,31 @@ namespace {
 constexpr int kMaxRtPrio = 100;
 constexpr int kIsoPrio = 100, kNormalPrio = 101, kIdlePrio = 102, kPrioLimit = 103;
 
-#define BFS_PARAMS(X)                                                                           \
-  X(int64_t, rr_interval, 6, params::at_least(0), "BFS 0.318",                                  \
-    "slice in ms before the boot-time scaling by CPU count")                                    \
-  X(bool, rr_interval_scaling, true, params::any(), "BFS 0.318",                                \
-    "multiply rr_interval by 3/2 per doubling of the CPU count, as BFS does at boot")           \
-  X(int64_t, iso_cpu, 70, params::at_least(0), "BFS 0.318",                                     \
-    "percent of all CPUs' time SCHED_ISO tasks may take at RT priority over 5 s")               \
-  X(bool, scan_pick, false, params::any(), "schedlab",                                          \
-    "always scan the queue as BFS does (0: an exact index where every CPU shares a cache; the " \
-    "same choices, faster)")
+#define BFS_PARAMS(X)                                                                            \
+  X(int64_t, rr_interval, 6, params::at_least(0), "BFS 0.318",                                   \
+    "slice in ms before the boot-time scaling by CPU count")                                     \
+  X(bool, rr_interval_scaling, true, params::any(), "BFS 0.318",                                 \
+    "multiply rr_interval by 3/2 per doubling of the CPU count, as BFS does at boot")            \
+  X(bool, rr_scale_ilog2, false, params::any(), "BFS 0.232-0.316",                               \
+    "scale rr_interval by 1 + ilog2(CPUs) instead (18 ms on 4 CPUs; 0.318: x3/2 per doubling)")  \
+  X(int64_t, iso_cpu, 70, params::at_least(0), "BFS 0.318",                                      \
+    "percent of all CPUs' time SCHED_ISO tasks may take at RT priority over 5 s")                \
+  X(bool, iso_decay_multiplicative, false, params::any(), "BFS 0.232-0.310",                     \
+    "a tick without ISO decays iso_ticks by x (ISO_PERIOD - 1) / ISO_PERIOD (0.311: - 1/P - 1)") \
+  X(bool, yield_expires, false, params::any(), "BFS 0.304-0.316",                                \
+    "sched_yield() zeroes the slice: a new slice and deadline (0.318 and <= 0.303 keep both)")   \
+  X(bool, idleprio_deadline_offset, false, params::any(), "BFS 0.232-0.304",                     \
+    "a SCHED_IDLEPRIO task's new deadline lies a further nice-19 offset ahead")                  \
+  X(std::string, idle_cpu_choice, "ranked", params::one_of({"ranked", "nearest", "first"}),      \
+    "BFS 0.310-0.318",                                                                           \
+    "waking onto idle CPUs: ranked by busy cache/SMT partners (0.310+), nearest by cache "       \
+    "(0.302-0.304: own, then CPU order), first (0.232: own, then CPU order)")                    \
+  X(bool, cache_distance, true, params::any(), "BFS 0.302-0.318",                                \
+    "deadlines offset by locality x timeslice in the pick and wake-up (0.232: none), and at "    \
+    "equal priority a non-NORMAL waker preempts (0.232: only an earlier NORMAL one)")            \
+  X(bool, scan_pick, false, params::any(), "schedlab",                                           \
+    "always scan the queue and the CPUs as BFS does (0: exact indexes where every CPU shares a " \
+    "cache; the same choices, faster)")
 SCHEDLAB_DECLARE_PARAMS(BfsParams, BFS_PARAMS)
 
 class Bfs final : public SchedClass {
@@ -64,6 +87,14 @@ class Bfs final : public SchedClass {
   explicit Bfs(const BfsParams& p)
       : base_rr_interval_ms_(p.rr_interval),
         scale_rr_(p.rr_interval_scaling),
+        scale_rr_ilog2_(p.rr_scale_ilog2),
+        iso_decay_multiplicative_(p.iso_decay_multiplicative),
+        yield_expires_(p.yield_expires),
+        idleprio_offset_(p.idleprio_deadline_offset),
+        idle_choice_(p.idle_cpu_choice == "first"     ? IdleChoice::kFirst
+                     : p.idle_cpu_choice == "nearest" ? IdleChoice::kNearest
+                                                      : IdleChoice::kRanked),
+        cache_distance_(p.cache_distance),
         iso_cpu_(p.iso_cpu),
         scan_pick_(p.scan_pick) {}
 
@@ -73,11 +104,15 @@ class Bfs final : public SchedClass {
   void attach(SchedContext& ctx) override {
     SchedClass::attach(ctx);
     const int n = ctx.cpus();
-    // The boot-time scaling: x3/2 per doubling of the CPU count, in integer steps.
+    // The boot-time scaling (sched_init_smp): 0.318 multiplies by 3/2 per doubling of the
+    // CPU count, in integer steps (@335a2e71 l.6139-6146); 0.232 to 0.316 by 1 + ilog2(n)
+    // (@52d5a108 l.6029, @4761bf4c l.6138; cm-kernel @77ada37e l.5884).
+    int scale = 0;
+    while ((2 << scale) <= n) ++scale;  // ilog2(n)
     int64_t rr = base_rr_interval_ms_ * 100;
-    if (scale_rr_) {
-      int scale = 0;
-      while ((2 << scale) <= n) ++scale;
+    if (scale_rr_ && scale_rr_ilog2_) {
+      rr *= 1 + scale;
+    } else if (scale_rr_) {
       for (int i = 0; i < scale; ++i) rr = rr * 3 / 2;
     }
     rr_interval_ms_ = std::max<int64_t>(1, rr / 100);
@@ -87,11 +122,13 @@ class Bfs final : public SchedClass {
     locality_.assign(static_cast<size_t>(n) * n, 0);
     for (CpuId a = 0; a < n; ++a)
       for (CpuId b = 0; b < n; ++b)
-        locality_[a * n + b] = a == b || m.same_core(a, b) || m.same_llc(a, b) ? 0
-                               : m.same_package(a, b)                          ? 1
-                                                                               : 3;
+        locality_[a * n + b] = !cache_distance_ || a == b || m.same_core(a, b) || m.same_llc(a, b)
+                                   ? 0  // 0.232 has no cache distance (cm-kernel @77ada37e)
+                               : m.same_package(a, b) ? 1
+                                                      : 3;
     cpu_curr_prio_.assign(n, kPrioLimit);
     cpu_curr_deadline_.assign(n, 0);
+    worst_running_.reset(n);
     flat_locality_ = !scan_pick_ &&
                      std::all_of(locality_.begin(), locality_.end(), [](int l) { return l == 0; });
     iso_period_ = 5 * ctx.machine().hz * n + 1;  // ISO_PERIOD
@@ -134,7 +171,7 @@ class Bfs final : public SchedClass {
   CpuId select_cpu(Task& t, CpuId prev, const WakeInfo& how) override {
     CpuId cpu = how.kind == WakeKind::kFork && how.waker_cpu != kNoCpu ? how.waker_cpu : prev;
     if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed._Find_first());
-    const CpuId idle = best_idle_cpu(t, cpu);
+    const CpuId idle = idle_cpu_for(t, cpu);
     return idle != kNoCpu ? idle : cpu;
   }
 
@@ -149,7 +186,7 @@ class Bfs final : public SchedClass {
     if (ctx_->curr(cpu) == &t && (how == DequeueKind::kSleep || how == DequeueKind::kExit)) {
       charge(e);  // schedule() writes back the slice, renewing it if it ran out
       check_deadline(e);
-      cpu_curr_prio_[cpu] = kPrioLimit;
+      set_running(cpu, kPrioLimit, cpu_curr_deadline_[cpu]);
     }
   }
 
@@ -163,8 +200,8 @@ class Bfs final : public SchedClass {
 
   Task* pick_next(CpuId cpu) override {
     Task* next = earliest_deadline_task(cpu);
-    cpu_curr_prio_[cpu] = next ? se_[next->id].prio : kPrioLimit;
-    cpu_curr_deadline_[cpu] = next ? se_[next->id].deadline : 0;  // rq->rq_deadline
+    set_running(cpu, next ? se_[next->id].prio : kPrioLimit,
+                next ? se_[next->id].deadline : 0);  // rq->rq_deadline
     if (next) {
       Entity& e = se_[next->id];
       e.charged_ns = next->sum_exec_ns;
@@ -176,7 +213,7 @@ class Bfs final : public SchedClass {
     Entity& e = se_[prev.id];
     charge(e);
     check_deadline(e);
-    cpu_curr_prio_[cpu] = kPrioLimit;
+    set_running(cpu, kPrioLimit, cpu_curr_deadline_[cpu]);
     push(prev);
   }
 
@@ -200,7 +237,19 @@ class Bfs final : public SchedClass {
   bool iso_refractory() const { return iso_refractory_; }
   int64_t iso_ticks() const { return iso_ticks_; }
 
-  void yield(CpuId) override {}  // requeue_task() is empty in this BFS: schedule() decides
+  // sys_sched_yield(): requeue_task() is empty and schedule() decides, so 0.318 keeps the
+  // slice and deadline (@335a2e71 l.3762-3784), as 0.232 to 0.303 did by accident
+  // (schedule() wrote the rq's copies back over time_slice_expired(): cm-kernel @77ada37e
+  // l.3533-3541, 2323-2327). 0.304 to 0.316 zero the slice first ("sched_yield broke",
+  // @52d5a108 l.3686), so schedule() gives a new slice and deadline.
+  void yield(CpuId cpu) override {
+    if (!yield_expires_) return;
+    Task* curr = ctx_->curr(cpu);
+    if (!curr) return;
+    Entity& e = se_[curr->id];
+    charge(e);
+    e.time_slice_us = 0;
+  }
 
   void task_dead(Task& t) override {
     // sched_exit(): an unused first slice returns to the parent.
@@ -258,7 +307,10 @@ class Bfs final : public SchedClass {
   // may end the refractory period (10 % hysteresis).
   void no_iso_tick() {
     if (iso_ticks_ == 0) return;
-    iso_ticks_ -= iso_ticks_ / iso_period_ + 1;
+    if (iso_decay_multiplicative_)  // up to 0.310 (@52d5a108 l.2056)
+      iso_ticks_ = iso_ticks_ * (iso_period_ - 1) / iso_period_;
+    else  // 0.311's fix of the 32-bit overflow (@4761bf4c l.2141)
+      iso_ticks_ -= iso_ticks_ / iso_period_ + 1;
     if (iso_refractory_ && iso_ticks_ / iso_period_ < iso_cpu_ * 90 / 100) iso_refractory_ = false;
   }
 
@@ -302,6 +354,10 @@ class Bfs final : public SchedClass {
     e.first_time_slice = false;
     e.time_slice_us = timeslice_us();
     e.deadline = jiffies() + deadline_diff(*e.task);
+    // Up to 0.304, SCHED_IDLEPRIO adds the longest (nice 19) offset (@52d5a108 l.2228).
+    if (idleprio_offset_ && e.task->policy == SchedPolicy::kIdle)
+      e.deadline += std::max<int64_t>(
+          1, prio_ratios_[39] * rr_interval_ms_ * ctx_->machine().hz / (1000 * 100));
   }
 
   void push(Task& t) {
@@ -419,9 +475,13 @@ class Bfs final : public SchedClass {
     return nullptr;
   }
 
+  // The first non-empty level from `from` on, a word of the bitmap at a time.
   int next_level(int from) const {
-    for (int i = from; i < kPrioLimit; ++i)
-      if (bitmap_[i / 64] & (uint64_t{1} << (i % 64))) return i;
+    for (int w = from / 64; w < static_cast<int>(bitmap_.size()); ++w) {
+      uint64_t bits = bitmap_[w];
+      if (w == from / 64) bits &= ~uint64_t{0} << (from % 64);
+      if (bits) return w * 64 + std::countr_zero(bits);
+    }
     return kPrioLimit;
   }
 
@@ -456,8 +516,31 @@ class Bfs final : public SchedClass {
     return best;
   }
 
+  // The idle CPU a release wakes for p, looking from `from` (task_cpu(p)).
+  CpuId idle_cpu_for(const Task& p, CpuId from) const {
+    return idle_choice_ == IdleChoice::kRanked ? best_idle_cpu(p, from)
+                                               : idle_cpu_before_0310(p, from);
+  }
+
+  // 0.232 and 0.302-0.304's try_preempt(): the task's own CPU if it is idle; else, in CPU
+  // order, the first idle one (0.232, cm-kernel @77ada37e l.1041-1066) or the first of
+  // the nearest by cache distance (0.304: an idle rq counts as prio PRIO_LIMIT with
+  // offset -cache_distance, the latest offset wins; Conap30 @52d5a108 l.1095-1122).
+  CpuId idle_cpu_before_0310(const Task& p, CpuId from) const {
+    const CpuMask candidates = p.allowed & ctx_->idle_cpus();
+    if (candidates.none()) return kNoCpu;
+    if (candidates.test(static_cast<size_t>(from))) return from;
+    CpuId best = kNoCpu;
+    for (CpuId c = 0; c < ctx_->cpus(); ++c) {
+      if (!candidates.test(static_cast<size_t>(c))) continue;
+      if (idle_choice_ == IdleChoice::kFirst) return c;
+      if (best == kNoCpu || locality(from, c) < locality(from, best)) best = c;
+    }
+    return best;
+  }
+
   void resched_best_idle(const Task& p) {
-    const CpuId best = best_idle_cpu(p, p.cpu);
+    const CpuId best = idle_cpu_for(p, p.cpu);
     if (best != kNoCpu) ctx_->resched(best);
   }
 
@@ -472,6 +555,33 @@ class Bfs final : public SchedClass {
     CpuId target = kNoCpu;
     int highest_prio = -1;
     int64_t latest = 0;
+    if (flat_locality_ && allowed_everywhere(p)) {
+      // Every CPU at locality 0 and allowed: the loop's choice is the CPU of the worst
+      // running (priority, deadline), its own CPU among equals, else the lowest number.
+      target = worst_running_.top();
+      if (p.cpu != kNoCpu && worst_running_.key(p.cpu) == worst_running_.key(target))
+        target = p.cpu;
+      highest_prio = cpu_curr_prio_[target];
+      latest = cpu_curr_deadline_[target];
+    } else {
+      target = worst_running_loop(p, highest_prio, latest);
+    }
+    if (target == kNoCpu) return;
+    // As in 0.318's SMP code: at equal priority only a SCHED_NORMAL task is held back by
+    // its later deadline (the UP code holds back every policy).
+    if (pe.prio > highest_prio ||
+        (pe.prio == highest_prio && p.policy == SchedPolicy::kOther && pe.deadline >= latest))
+      return;
+    // 0.232's task_preempts_curr() (cm-kernel @77ada37e l.1019-1029): at equal priority
+    // only a SCHED_NORMAL task with an earlier deadline preempts.
+    if (!cache_distance_ && pe.prio == highest_prio && p.policy != SchedPolicy::kOther) return;
+    ctx_->resched(target);
+  }
+
+  // try_preempt()'s loop over the allowed CPUs: the worst priority, then the latest
+  // deadline less the cache distance, its own CPU among equals.
+  CpuId worst_running_loop(const Task& p, int& highest_prio, int64_t& latest) const {
+    CpuId target = kNoCpu;
     const int64_t timeslice = task_timeslice(p);
     for (CpuId c = 0; c < ctx_->cpus(); ++c) {
       if (!p.allowed_on(c)) continue;
@@ -486,17 +596,78 @@ class Bfs final : public SchedClass {
         target = c;
       }
     }
-    if (target == kNoCpu) return;
-    // As in 0.318's SMP code: at equal priority only a SCHED_NORMAL task is held back by
-    // its later deadline (the UP code holds back every policy).
-    if (pe.prio > highest_prio ||
-        (pe.prio == highest_prio && p.policy == SchedPolicy::kOther && pe.deadline >= latest))
-      return;
-    ctx_->resched(target);
+    return target;
   }
 
+  // rq->rq_prio and rq->rq_deadline of a CPU. A CPU without a current task has last
+  // picked nothing, which set (kPrioLimit, 0): what try_preempt's loop reads for it.
+  void set_running(CpuId cpu, int prio, int64_t deadline) {
+    cpu_curr_prio_[cpu] = prio;
+    cpu_curr_deadline_[cpu] = deadline;
+    worst_running_.set(cpu, prio, deadline);
+  }
+
+  std::string check_invariants() const override {
+    for (CpuId c = 0; c < ctx_->cpus(); ++c) {
+      if (!ctx_->curr(c) && (cpu_curr_prio_[c] != kPrioLimit || cpu_curr_deadline_[c] != 0))
+        return fmt::format("bfs: CPU {} runs nothing but keeps a running priority", c);
+      if (worst_running_.key(c) != WorstRunning::Key{cpu_curr_prio_[c], cpu_curr_deadline_[c]})
+        return fmt::format("bfs: CPU {}'s running priority is stale in the index", c);
+    }
+    if (!worst_running_.consistent()) return "bfs: the index of running priorities is broken";
+    return {};
+  }
+
+  // The CPU of the worst running (priority, deadline), the lowest number among equals: a
+  // tournament tree over the CPUs, O(log n) per change and O(1) to read.
+  class WorstRunning {
+   public:
+    struct Key {
+      int prio;
+      int64_t deadline;
+      bool operator==(const Key&) const = default;
+    };
+    void reset(int n) {
+      leaves_ = 1;
+      while (leaves_ < static_cast<size_t>(n)) leaves_ *= 2;
+      key_.assign(static_cast<size_t>(n), Key{kPrioLimit, 0});
+      node_.assign(2 * leaves_, kNoCpu);
+      for (size_t c = 0; c < key_.size(); ++c) node_[leaves_ + c] = static_cast<CpuId>(c);
+      for (size_t i = leaves_ - 1; i >= 1; --i) node_[i] = worse(node_[2 * i], node_[2 * i + 1]);
+    }
+    void set(CpuId cpu, int prio, int64_t deadline) {
+      key_[cpu] = Key{prio, deadline};
+      for (size_t i = (leaves_ + static_cast<size_t>(cpu)) / 2; i >= 1; i /= 2)
+        node_[i] = worse(node_[2 * i], node_[2 * i + 1]);
+    }
+    CpuId top() const { return node_.size() > 1 ? node_[1] : kNoCpu; }
+    const Key& key(CpuId cpu) const { return key_[cpu]; }
+    bool consistent() const {
+      for (size_t i = 1; i < leaves_; ++i)
+        if (node_[i] != worse(node_[2 * i], node_[2 * i + 1])) return false;
+      return true;
+    }
+
+   private:
+    CpuId worse(CpuId a, CpuId b) const {
+      if (a == kNoCpu) return b;
+      if (b == kNoCpu) return a;
+      const Key &x = key_[a], &y = key_[b];
+      if (x.prio != y.prio) return x.prio > y.prio ? a : b;
+      if (x.deadline != y.deadline) return x.deadline > y.deadline ? a : b;
+      return a < b ? a : b;
+    }
+    size_t leaves_ = 1;
+    std::vector<Key> key_;
+    std::vector<CpuId> node_;  // node_[1] the root; the leaves from leaves_ on
+  };
+
   int64_t base_rr_interval_ms_;
-  bool scale_rr_;
+  bool scale_rr_, scale_rr_ilog2_;
+  bool iso_decay_multiplicative_, yield_expires_, idleprio_offset_;
+  enum class IdleChoice : uint8_t { kRanked, kNearest, kFirst };
+  IdleChoice idle_choice_;
+  bool cache_distance_;
   int64_t rr_interval_ms_ = 6;
   std::array<int64_t, 40> prio_ratios_{};
   std::vector<int> locality_;
@@ -505,6 +676,7 @@ class Bfs final : public SchedClass {
   std::array<uint64_t, 2> bitmap_{};
   std::vector<int> cpu_curr_prio_;
   std::vector<int64_t> cpu_curr_deadline_;   // the running task's deadline, as rq_deadline
+  WorstRunning worst_running_;               // the two above, indexed for try_preempt
   std::vector<CpuMask> cache_of_, core_of_;  // the other CPUs of each CPU's cache and core
   bool flat_locality_ = false;               // every CPU pair at locality 0
   std::array<LevelIndex, kPrioLimit - kMaxRtPrio> index_{};
@@ -518,19 +690,52 @@ class Bfs final : public SchedClass {
   int64_t iso_jiffy_ = -1, ticked_in_jiffy_ = 0;
 };
 
-// The three presets run the same model, so they are the same row of defaults.
-PolicyInfo bfs_info(const char* name, const char* description) {
+// A release is a row of defaults: the rules it had where they differ from 0.318's.
+PolicyInfo bfs_info(const char* name, const char* description, BfsParams defaults = {}) {
   return declare_policy<BfsParams>(
-      name, description, BfsParams::table(), {},
+      name, description, BfsParams::table(), defaults,
       [](const BfsParams& p) { return std::make_unique<Bfs>(p); }, /*replaces_every_class=*/true);
+}
+
+BfsParams bfs_0311() {
+  BfsParams p;
+  p.rr_scale_ilog2 = true;
+  p.yield_expires = true;
+  return p;
+}
+
+BfsParams bfs_0304() {
+  BfsParams p = bfs_0311();
+  p.iso_decay_multiplicative = true;
+  p.idleprio_deadline_offset = true;
+  p.idle_cpu_choice = "nearest";
+  return p;
+}
+
+BfsParams bfs_0232() {
+  BfsParams p = bfs_0304();
+  p.yield_expires = false;  // broken: schedule() restored the slice and deadline
+  p.idle_cpu_choice = "first";
+  p.cache_distance = false;
+  return p;
 }
 
 }  // namespace
 
 std::vector<PolicyInfo> bfs_policies() {
-  return {bfs_info("bfs", "BFS (the newest modelled: the 0.318 source; see bfs-0.304, bfs-0.311)"),
-          bfs_info("bfs-0.304", "BFS 0.304 (Oct 2009, E4): modelled from the 0.318 source"),
-          bfs_info("bfs-0.311", "BFS 0.311 (Dec 2009, E3): modelled from the 0.318 source")};
+  return {bfs_info("bfs", "BFS 0.318 (the newest modelled; see bfs-0.232, bfs-0.304, bfs-0.311)"),
+          bfs_info("bfs-0.232",
+                   "BFS 0.232 (Sept 2009): the nearest found to 220/221 of E1/E2, which were "
+                   "not found; rr 1 + ilog2(CPUs), no cache distance, first idle CPU, yield "
+                   "keeps the deadline, ISO decay x(P-1)/P",
+                   bfs_0232()),
+          bfs_info("bfs-0.304",
+                   "BFS 0.304 (Oct 2009, E4): rr 1 + ilog2(CPUs), nearest idle CPU, yield sets "
+                   "a new deadline, ISO decay x(P-1)/P, IDLEPRIO deadline offset",
+                   bfs_0304()),
+          bfs_info("bfs-0.311",
+                   "BFS 0.311 (Dec 2009, E3): rr 1 + ilog2(CPUs), yield sets a new deadline",
+                   bfs_0311())};
 }
 
 }  // namespace schedlab

@@ -109,8 +109,11 @@ void FtraceTextWriter::event(const SchedEvent& e) {
       const CpuId at = waker_cpu != kNoCpu ? waker_cpu : e.cpu;
       const std::string fields = fmt::format("{} target_cpu={:03}", who(e.task, e.cpu), e.cpu);
       if (e.type == EventType::kWakeup) {
-        line(at, "d..3", e.time, "sched_waking", fields);
-        line(at, "d..3", e.time, "sched_wakeup", fields);
+        // no running waker: a timer's expiry, in hard-interrupt context ('h', as
+        // hrtimer_wakeup runs), so that a reader takes no task for its waker
+        const char* flags = waker_cpu != kNoCpu ? "d..3" : "d.h3";
+        line(at, flags, e.time, "sched_waking", fields);
+        line(at, flags, e.time, "sched_wakeup", fields);
       } else {
         line(at, "d..3", e.time, "sched_wakeup_new", fields);
       }

@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string_view>
 
 #include "report/json_text.h"
 #include "report/program_units.h"
@@ -24,67 +28,142 @@ ordered_json percentile_block(const LatencyStats& s) {
   return j;
 }
 
-ordered_json timer_json(const TaskMetrics& t) {
-  Time slack_min = 0, slack_sum = 0;
-  for (size_t i = 0; i < t.activations.size(); ++i) {
-    const Time s = t.activations[i].slack_ns;
-    slack_min = i == 0 ? s : std::min(slack_min, s);
-    slack_sum += s;
+// Stands for the tasks array in the tree; no task name can produce it (it is not a name).
+constexpr const char* kTasksPlaceholder = "\x01tasks\x01";
+
+// nlohmann's dump(2) layout, for the members of one object at `indent` spaces: each
+// member on its own line, `"key": value`, separated by commas.
+class ObjectWriter {
+ public:
+  ObjectWriter(std::string& out, int indent) : out_(out), indent_(indent) { out_ += "{\n"; }
+  template <typename T>
+  void number(const char* key, T value) {
+    open(key);
+    fmt::format_to(std::back_inserter(out_), "{}", value);
   }
-  const auto n = static_cast<Time>(t.activations.size());
-  return ordered_json{{"activations", t.activations.size()},
-                      {"missed_periods", t.missed_periods},
-                      {"slack_min_ns", slack_min},
-                      {"slack_mean_ns", n ? slack_sum / n : 0}};
+  void raw(const char* key, const std::string& text) {
+    open(key);
+    out_ += text;
+  }
+  ObjectWriter object(const char* key) {
+    open(key);
+    return ObjectWriter(out_, indent_ + 2);
+  }
+  template <typename T>
+  void numbers(const char* key, const std::vector<T>& values) {
+    open(key);
+    if (values.empty()) {
+      out_ += "[]";
+      return;
+    }
+    out_ += "[\n";
+    for (size_t i = 0; i < values.size(); ++i) {
+      out_.append(static_cast<size_t>(indent_ + 4), ' ');
+      fmt::format_to(std::back_inserter(out_), "{}", values[i]);
+      out_ += i + 1 < values.size() ? ",\n" : "\n";
+    }
+    out_.append(static_cast<size_t>(indent_ + 2), ' ');
+    out_ += ']';
+  }
+  void close() {
+    out_ += '\n';
+    out_.append(static_cast<size_t>(indent_), ' ');
+    out_ += '}';
+  }
+
+ private:
+  void open(const char* key) {
+    out_ += first_ ? "" : ",\n";
+    first_ = false;
+    out_.append(static_cast<size_t>(indent_ + 2), ' ');
+    out_ += '"';
+    out_ += key;
+    out_ += "\": ";
+  }
+  std::string& out_;
+  int indent_;
+  bool first_ = true;
+};
+
+// The tasks array at indent 2 (a member of the top-level object), as dump(2) writes it,
+// one task at a time (100,000 tasks are hundreds of MB of text).
+void write_tasks(std::ostream& os, const std::vector<TaskMetrics>& tasks) {
+  if (tasks.empty()) {
+    os << "[]";
+    return;
+  }
+  os << "[\n";
+  std::string out;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const TaskMetrics& t = tasks[i];
+    out.clear();
+    out.append(4, ' ');
+    ObjectWriter tj(out, 4);
+    tj.raw("name", json_string(t.name));
+    tj.number("tid", t.tid);
+    tj.number("cpu_time_ns", t.cpu_time_ns);
+    tj.number("wait_time_ns", t.wait_time_ns);
+    tj.number("sleep_time_ns", t.sleep_time_ns);
+    tj.number("switches_voluntary", t.switches_voluntary);
+    tj.number("switches_involuntary", t.switches_involuntary);
+    tj.number("migrations", t.migrations);
+    ObjectWriter lat = tj.object("wakeup_latency_ns");
+    lat.number("count", t.wakeup_latency.count());
+    lat.number("p50", t.wakeup_latency.percentile(0.50));
+    lat.number("p90", t.wakeup_latency.percentile(0.90));
+    lat.number("p99", t.wakeup_latency.percentile(0.99));
+    lat.number("max", t.wakeup_latency.max());
+    lat.close();
+    ObjectWriter gaps = tj.object("preempted_gaps");
+    gaps.number("count", t.preempted_gaps);
+    gaps.number("mean_ns", t.preempted_gaps
+                               ? t.preempted_gap_total_ns / static_cast<Time>(t.preempted_gaps)
+                               : 0);
+    gaps.number("max_ns", t.preempted_gap_max_ns);
+    gaps.close();
+    tj.number("dl_jobs", t.dl_jobs);
+    tj.number("deadline_misses", t.deadline_misses);
+    tj.number("pid", t.pid);
+    tj.number("tgid", t.tgid);
+    tj.numbers("cpu_residency_ns", t.cpu_residency_ns);
+    ObjectWriter delay = tj.object("sched_delay_ns");
+    delay.number("count", t.delays);
+    delay.number("mean", t.delays ? t.delay_total_ns / static_cast<Time>(t.delays) : 0);
+    delay.number("max", t.delay_max_ns);
+    delay.number("max_start", t.delay_max_start_ns);
+    delay.number("max_end", t.delay_max_end_ns);
+    delay.close();
+    ObjectWriter timer = tj.object("timer");
+    Time slack_min = 0, slack_sum = 0;
+    for (size_t k = 0; k < t.activations.size(); ++k) {
+      const Time s = t.activations[k].slack_ns;
+      slack_min = k == 0 ? s : std::min(slack_min, s);
+      slack_sum += s;
+    }
+    const auto n = static_cast<Time>(t.activations.size());
+    timer.number("activations", t.activations.size());
+    timer.number("missed_periods", t.missed_periods);
+    timer.number("slack_min_ns", slack_min);
+    timer.number("slack_mean_ns", n ? slack_sum / n : 0);
+    timer.close();
+    tj.close();
+    out += i + 1 < tasks.size() ? ",\n" : "\n";
+    os << out;
+  }
+  os << "  ]";
 }
 
 }  // namespace
 
-std::string metrics_json(const Metrics& m) {
+void write_metrics_json(std::ostream& os, const Metrics& m, const std::string& policy_note) {
   ordered_json j;
   j["policy"] = utf8_or_escaped(m.policy);
+  if (!policy_note.empty()) j["policy_note"] = utf8_or_escaped(policy_note);
   j["seed"] = m.seed;
   j["cpus"] = m.cpus;
   j["duration_ns"] = m.duration_ns;
   j["time_origin_ns"] = m.origin_ns;
-  ordered_json tasks = ordered_json::array();
-  for (const TaskMetrics& t : m.tasks) {
-    ordered_json tj;
-    tj["name"] = utf8_or_escaped(t.name);
-    tj["tid"] = t.tid;
-    tj["cpu_time_ns"] = t.cpu_time_ns;
-    tj["wait_time_ns"] = t.wait_time_ns;
-    tj["sleep_time_ns"] = t.sleep_time_ns;
-    tj["switches_voluntary"] = t.switches_voluntary;
-    tj["switches_involuntary"] = t.switches_involuntary;
-    tj["migrations"] = t.migrations;
-    ordered_json lat;
-    lat["count"] = t.wakeup_latency.count();
-    lat["p50"] = t.wakeup_latency.percentile(0.50);
-    lat["p90"] = t.wakeup_latency.percentile(0.90);
-    lat["p99"] = t.wakeup_latency.percentile(0.99);
-    lat["max"] = t.wakeup_latency.max();
-    tj["wakeup_latency_ns"] = lat;
-    tj["preempted_gaps"] = ordered_json{
-        {"count", t.preempted_gaps},
-        {"mean_ns",
-         t.preempted_gaps ? t.preempted_gap_total_ns / static_cast<Time>(t.preempted_gaps) : 0},
-        {"max_ns", t.preempted_gap_max_ns}};
-    tj["dl_jobs"] = t.dl_jobs;
-    tj["deadline_misses"] = t.deadline_misses;
-    tj["pid"] = t.pid;
-    tj["tgid"] = t.tgid;
-    tj["cpu_residency_ns"] = t.cpu_residency_ns;
-    tj["sched_delay_ns"] =
-        ordered_json{{"count", t.delays},
-                     {"mean", t.delays ? t.delay_total_ns / static_cast<Time>(t.delays) : 0},
-                     {"max", t.delay_max_ns},
-                     {"max_start", t.delay_max_start_ns},
-                     {"max_end", t.delay_max_end_ns}};
-    tj["timer"] = timer_json(t);
-    tasks.push_back(tj);
-  }
-  j["tasks"] = tasks;
+  j["tasks"] = kTasksPlaceholder;
   ordered_json cpus = ordered_json::array();
   for (const CpuMetrics& c : m.per_cpu)
     cpus.push_back(ordered_json{{"id", c.id},
@@ -124,7 +203,20 @@ std::string metrics_json(const Metrics& m) {
                               {"events", m.events}};
   if (const ProgramFigure f = program_figure(m); !f.name.empty())
     j["program"] = ordered_json{{"name", utf8_or_escaped(f.name)}, {f.key, f.value}};
-  return j.dump(2) + "\n";
+  // The tasks array, written directly (its tree would be most of the work and memory for
+  // many tasks), where dump() put the placeholder.
+  const std::string text = j.dump(2);
+  const std::string placeholder = ordered_json(kTasksPlaceholder).dump();
+  const size_t at = text.find(placeholder);
+  os.write(text.data(), static_cast<std::streamsize>(at));
+  write_tasks(os, m.tasks);
+  os << std::string_view(text).substr(at + placeholder.size()) << '\n';
+}
+
+std::string metrics_json(const Metrics& m, const std::string& policy_note) {
+  std::ostringstream os;
+  write_metrics_json(os, m, policy_note);
+  return std::move(os).str();
 }
 
 }  // namespace schedlab

@@ -61,11 +61,12 @@ std::string switch_line(const Metrics& m) {
 
 }  // namespace
 
-std::string metrics_table(const Metrics& m) {
+std::string metrics_table(const Metrics& m, const std::string& policy_note) {
   const bool recorded = m.policy.rfind("host", 0) == 0;
   std::string out =
       fmt::format("policy {}  seed {}  cpus {}  {} {:.3f} s\n\n", m.policy, m.seed, m.cpus,
                   recorded ? "recorded" : "simulated", static_cast<double>(m.duration_ns) / 1e9);
+  if (!policy_note.empty()) out.insert(out.size() - 1, "policy: " + policy_note + "\n");
   out += fmt::format("{:<20} {:>5} {:>11} {:>11} {:>11} {:>7} {:>7} {:>6} {:>10} {:>10}\n", "task",
                      "tid", "cpu ms", "wait ms", "sleep ms", "vol", "invol", "migr", "lat p50 us",
                      "lat p99 us");

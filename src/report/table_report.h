@@ -7,7 +7,9 @@
 
 namespace schedlab {
 
-std::string metrics_table(const Metrics& m);
+// `policy_note`: why the policy was chosen, when the scenario did not say (a line under
+// the header).
+std::string metrics_table(const Metrics& m, const std::string& policy_note = "");
 
 // schbench's latency percentile block for one set of samples.
 std::string percentile_block(const std::string& title, const LatencyStats& s);

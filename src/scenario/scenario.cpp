@@ -8,6 +8,8 @@
 #include <map>
 #include <thread>
 
+#include "scenario/taskgroups.h"
+#include "util/closest_word.h"
 #include "util/error.h"
 #include "workload/generators/generators.h"
 #include "workload/rtapp_reader.h"
@@ -110,9 +112,43 @@ void check_task_names(const Workload& w, const std::vector<TaskOrigin>& origin,
   }
 }
 
+// "hgo" of "/tasks/hgo/run" (JSON pointer escapes undone), or nothing for another pointer.
+std::optional<std::string> task_of_pointer(const std::string& pointer) {
+  const std::string prefix = "/tasks/";
+  if (pointer.rfind(prefix, 0) != 0) return std::nullopt;
+  const std::string token =
+      pointer.substr(prefix.size(), pointer.find('/', prefix.size()) - prefix.size());
+  std::string name;
+  for (size_t i = 0; i < token.size(); ++i)
+    if (token[i] == '~' && i + 1 < token.size() && (token[i + 1] == '0' || token[i + 1] == '1'))
+      name += token[++i] == '0' ? '~' : '/';
+    else
+      name += token[i];
+  return name;
+}
+
+// A --set edit under /tasks/ names a task of the file: a typo would add a task silently.
+void check_task_exists(const JValue& root, const std::string& pointer, const std::string& file) {
+  const std::optional<std::string> task = task_of_pointer(pointer);
+  if (!task) return;
+  const JValue* tasks = root.find("tasks");
+  std::vector<std::string> names;
+  if (tasks && tasks->is_object()) {
+    if (tasks->find(*task)) return;
+    for (const auto& [name, _] : tasks->members) names.push_back(name);
+  }
+  std::string reason = "no task '" + *task + "' in the file";
+  if (const auto guess = closest_word(*task, names)) reason += " (did you mean " + *guess + "?)";
+  throw InputError(file, "--set " + pointer, reason + "; --set-new adds a task");
+}
+
 Scenario build(JValue root, const std::string& file, const std::string& base_dir,
                const JsonLeniency& leniency, const ScenarioOverrides& o) {
-  for (const auto& [pointer, value] : o.sets) set_json_pointer(root, pointer, value, file);
+  for (const auto& [pointer, value] : o.new_sets) set_json_pointer(root, pointer, value, file);
+  for (const auto& [pointer, value] : o.sets) {
+    check_task_exists(root, pointer, file);
+    set_json_pointer(root, pointer, value, file);
+  }
   const JsonReader r(file);
   r.expect_object(root, "(top level)");
   Scenario s;
@@ -120,6 +156,7 @@ Scenario build(JValue root, const std::string& file, const std::string& base_dir
   s.leniency = leniency;
   const int default_cpus = o.cpus.value_or(host_cpu_count());
   const JValue* generators = nullptr;
+  bool names_policy = false;
   s.machine = make_machine(default_cpus);
   for (const auto& [k, v] : root.members) {
     if (k == "tasks" || k == "global" || k == "resources" || k == "name" || k == "description") {
@@ -128,6 +165,7 @@ Scenario build(JValue root, const std::string& file, const std::string& base_dir
       s.machine = read_machine(v, r, base_dir, default_cpus);
     } else if (k == "scheduler") {
       read_scheduler(v, r, s);
+      names_policy = v.is_string() || v.find("policy");
     } else if (k == "seed") {
       s.seed = static_cast<uint64_t>(r.integer_in(v, "seed", 0, INT64_MAX));
     } else if (k == "workload") {
@@ -168,7 +206,14 @@ Scenario build(JValue root, const std::string& file, const std::string& base_dir
       check_cpus(p.cpus, s.machine.cpus, r, "tasks." + t.name + ".phases." + p.name + ".cpus");
   }
   s.duration_ns = global.duration_ns;
-  if (o.policy) s.policy = *o.policy;
+  s.notes = global.notes;
+  if (o.policy) {
+    s.policy = *o.policy;
+  } else if (!names_policy && o.default_policy) {
+    s.policy = *o.default_policy;
+    s.policy_note = o.default_policy_reason;
+  }
+  check_taskgroups(s.workload, s.policy, r, s.notes);
   for (const auto& p : o.params) s.params.push_back(p);
   if (o.seed) s.seed = *o.seed;
   if (o.duration_s) {

@@ -24,14 +24,25 @@ struct Scenario {
   uint64_t seed = 1;
   std::optional<Time> duration_ns;  // absent: until every task exits
   JsonLeniency leniency;
+  // Set when the policy is ScenarioOverrides::default_policy: why it was chosen.
+  std::string policy_note;
+  // For the user: what was accepted without effect (see RtAppGlobal::notes).
+  std::vector<std::string> notes;
   std::string generator;  // the one generator of "workload" ("" for none, or a list)
 };
 
 // Command-line changes, applied on top of the file.
 struct ScenarioOverrides {
-  std::vector<std::pair<std::string, std::string>> sets;  // JSON pointer, value
+  // JSON pointer, value. A pointer into /tasks/ must name a task of the file...
+  std::vector<std::pair<std::string, std::string>> sets;
+  // ... unless it comes here (--set-new): applied first, it may add tasks.
+  std::vector<std::pair<std::string, std::string>> new_sets;
   std::optional<int> cpus;
   std::optional<std::string> policy;
+  // The policy when neither `policy` nor the file names one (a plain rt-app file), and
+  // why (the CLI: the model of the host's kernel); without it, "rr".
+  std::optional<std::string> default_policy;
+  std::string default_policy_reason;
   std::vector<std::pair<std::string, std::string>> params;
   std::optional<uint64_t> seed;
   std::optional<double> duration_s;

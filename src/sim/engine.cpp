@@ -2,19 +2,37 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
+#include "sim/background.h"
 #include "util/error.h"
 
 namespace schedlab {
 
+namespace {
+
+std::unique_ptr<const Workload> noisy_workload(const Machine& m, const Workload& w,
+                                               const EngineOptions& o) {
+  if (!has_background(m)) return nullptr;
+  return std::make_unique<const Workload>(with_background(w, m, o.seed, o.end_ns));
+}
+
+int32_t q10(double factor) {
+  return static_cast<int32_t>(std::lround(factor * 1024));
+}
+
+}  // namespace
+
 Engine::Engine(const Machine& machine, const Workload& workload, ClassStack classes,
                EngineOptions options, EventSink& sink)
     : machine_ref_(machine),
-      workload_(workload),
+      noisy_workload_(noisy_workload(machine, workload, options)),
+      workload_(noisy_workload_ ? *noisy_workload_ : workload),
       stack_(std::move(classes)),
       options_(std::move(options)),
       sink_(sink),
       rng_storage_(options_.seed),
-      sync_(workload) {
+      sync_(workload_) {
   machine_ = &machine_ref_;
   tick_ns_ = machine.tick_ns();
   rng_ = &rng_storage_;
@@ -22,8 +40,8 @@ Engine::Engine(const Machine& machine, const Workload& workload, ClassStack clas
   idle_cpus_ = all_cpus(machine.cpus);
   cpus_.resize(machine.cpus);
   agenda_ = Agenda(machine.cpus);
-  fork_counts_.assign(workload.tasks.size(), 0);
-  for (const TaskSpec& spec : workload.tasks) {
+  fork_counts_.assign(workload_.tasks.size(), 0);
+  for (const TaskSpec& spec : workload_.tasks) {
     auto& attrs = phase_attrs_.emplace_back();
     for (const Phase& p : spec.phases) {
       const auto& cpus = p.cpus ? p.cpus : spec.cpus;
@@ -37,6 +55,19 @@ Engine::Engine(const Machine& machine, const Workload& workload, ClassStack clas
   }
   build_class_list();
   for (ClassSlot& slot : slots_) slot.cls->attach(*this);
+  const MachineCosts& costs = machine.costs;
+  wake_costs_ = costs.wakeup_ipi_ns > 0 || costs.wakeup_send_ns > 0 || costs.wakeup_refill_ns > 0 ||
+                !machine.idle_states.empty();
+  shared_cache_q10_ = q10(costs.shared_cache_slowdown);
+  smt_q10_ = q10(costs.smt_slowdown);
+  corun_ = shared_cache_q10_ > 0 || smt_q10_ > 0;
+  if (corun_) {
+    corun_neighbours_.resize(machine.cpus);
+    for (CpuId c = 0; c < machine.cpus; ++c)
+      for (CpuId d = 0; d < machine.cpus; ++d)
+        if (d != c && machine.same_llc(c, d)) corun_neighbours_[c].push_back(d);
+  }
+  has_background_ = noisy_workload_ != nullptr;
 }
 
 Engine::~Engine() = default;
@@ -101,8 +132,8 @@ EngineResult Engine::run() {
     now_ = item.time;
     switch (item.kind()) {
       case AgendaKind::kTaskStart: {
-        --pending_starts_;
         const TaskSpec& spec = workload_.tasks[item.target()];
+        if (!spec.background) --pending_starts_;
         create_task(
             item.target(),
             spec.instances > 1 ? fmt::format("{}-{}", spec.name, item.generation()) : spec.name,
@@ -111,8 +142,14 @@ EngineResult Engine::run() {
       }
       case AgendaKind::kTaskWake: {
         Task& t = tasks_[item.target()];
-        if (static_cast<uint32_t>(execs_[t.id].wake_generation) == item.generation() && !t.runnable)
-          wake(t, WakeInfo{WakeKind::kWakeup, t.cpu, false}, kNoTask);
+        Exec& x = execs_[t.id];
+        if (!x.spec->background) --workload_timers_;
+        if (static_cast<uint32_t>(x.wake_generation) != item.generation() || t.runnable) break;
+        if (x.timer_exit_done)
+          cpus_[t.cpu].awake_at = now_;  // out of idle for this timer's interrupt
+        else if (wake_costs_ && timer_waits_for_idle_exit(t, x))
+          break;
+        wake(t, WakeInfo{WakeKind::kWakeup, t.cpu, false}, kNoTask);
         break;
       }
       case AgendaKind::kBurstEnd:
@@ -122,10 +159,21 @@ EngineResult Engine::run() {
         if (item.generation() == static_cast<uint32_t>(jiffy_generation_)) on_jiffy();
         break;
       case AgendaKind::kClassTimer:  // the generation names the class that started it
+        --workload_timers_;
         slots_[item.generation()].cls->timer_fired(item.target());
+        break;
+      case AgendaKind::kIpi:
+        if (cpus_[item.target()].ipi_pending &&
+            cpus_[item.target()].ipi_generation == item.generation())
+          deliver_ipi(item.target());
         break;
     }
     process_rescheds();
+    // Background tasks keep the agenda full: a workload with nothing runnable and nothing
+    // timed left can never move again.
+    if (has_background_ && workload_runnable_ == 0 && workload_timers_ == 0 &&
+        pending_starts_ == 0 && live_tasks_ > 0)
+      deadlock();
     if (options_.check_invariants && (++handled % 1024) == 0) check_all_accounted();
   }
   const bool finished = live_tasks_ + pending_starts_ == 0;
@@ -154,7 +202,7 @@ void Engine::start_static_tasks() {
     for (int k = 0; k < spec.instances; ++k) {
       if (spec.delay_ns > 0) {
         agenda_.push(spec.delay_ns, AgendaKind::kTaskStart, static_cast<int32_t>(i), k);
-        ++pending_starts_;
+        if (!spec.background) ++pending_starts_;
       } else {
         create_task(static_cast<int>(i),
                     spec.instances > 1 ? fmt::format("{}-{}", spec.name, k) : spec.name, nullptr);
@@ -185,11 +233,14 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   t.parent = parent ? parent->id : kNoTask;
   t.allowed = allowed;
   t.nr_cpus_allowed = static_cast<int>(t.allowed.count());
-  t.runnable = true;
   x.spec = &spec;
+  set_runnable(t, true);
   set_sched_attrs(t, s);
   x.t_first = spec.delay_ns;  // rt-app: t_zero + delay, for forked threads too
-  ++live_tasks_;
+  x.memory_intensity_q10 = spec.phases[0].memory_intensity_q10 >= 0
+                               ? spec.phases[0].memory_intensity_q10
+                               : spec.memory_intensity_q10;
+  if (!spec.background) ++live_tasks_;
   sink_.task_created(info_of(t));
   if (parent) emit({now_, EventType::kFork, 0, parent->cpu, parent->id, t.id, 0, 0});
   if (spec.loop == 0) {  // rt-app runs no iteration at all
@@ -206,9 +257,11 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   t.cpu = cpu;
   emit({now_, EventType::kWakeupNew, 0, cpu, t.id, t.parent, 0, 0});
   account(cpu);  // the queue's clock is current before it changes (update_curr)
+  if (wake_costs_ && parent) begin_wake_costs(t, cpu, how);
   cls.enqueue(cpu, t, EnqueueFlags{EnqueueKind::kNew, how});
   t.queued = true;
   check_preempt_curr(cpu, t, how);
+  wake_ctx_.active = false;
   return t;
 }
 
@@ -235,7 +288,8 @@ void Engine::wake(Task& t, const WakeInfo& how_, TaskId waker) {
   how.waker = waker;
   Exec& x = execs_[t.id];
   ++x.wake_generation;  // a pending timed wake-up is void now
-  t.runnable = true;
+  x.timer_exit_done = false;
+  set_runnable(t, true);
   if (t.on_cpu) {  // blocked but not yet switched out: it simply keeps running
     emit({now_, EventType::kWakeup, 0, t.cpu, t.id, waker, 0, 0});
     notify_woken(t);
@@ -247,14 +301,21 @@ void Engine::wake(Task& t, const WakeInfo& how_, TaskId waker) {
   emit({now_, EventType::kWakeup, 0, cpu, t.id, waker, 0, 0});
   notify_woken(t);
   account(cpu);  // the queue's clock is current before it changes (update_curr)
+  if (wake_costs_) begin_wake_costs(t, cpu, how);
   cls.enqueue(cpu, t, EnqueueFlags{EnqueueKind::kWakeup, how});
   t.queued = true;
   check_preempt_curr(cpu, t, how);
+  wake_ctx_.active = false;
+}
+
+void Engine::set_runnable(Task& t, bool runnable) {
+  t.runnable = runnable;
+  if (!execs_[t.id].spec->background) workload_runnable_ += runnable ? 1 : -1;
 }
 
 void Engine::block(Task& t, BlockReason reason, int32_t object) {
   Exec& x = execs_[t.id];
-  t.runnable = false;
+  set_runnable(t, false);
   x.block_reason = reason;
   x.block_object = object;
   emit({now_, EventType::kBlock, static_cast<uint8_t>(reason), t.cpu, t.id, kNoTask, object, 0});
@@ -263,10 +324,10 @@ void Engine::block(Task& t, BlockReason reason, int32_t object) {
 }
 
 void Engine::exit_task(Task& t) {
-  t.runnable = false;
+  set_runnable(t, false);
   Exec& x = execs_[t.id];
   x.exited = true;
-  --live_tasks_;
+  if (!x.spec->background) --live_tasks_;
   notify_exiting(t);
   emit({now_, EventType::kExit, 0, t.cpu, t.id, kNoTask, 0, 0});
   if (t.on_cpu) resched(t.cpu);
@@ -300,9 +361,18 @@ void Engine::check_preempt_curr(CpuId cpu, Task& woken, const WakeInfo& how) {
 
 void Engine::resched(CpuId cpu) {
   Cpu& c = cpus_[cpu];
-  if (c.need_resched) return;
+  if (c.need_resched) {
+    // Outside a wake-up (the CPU's own block, exit or tick, a balancer) it is at once.
+    if (c.ipi_pending && !wake_ctx_.active) deliver_ipi(cpu);
+    return;
+  }
   c.need_resched = true;
   idle_cpus_.reset(static_cast<size_t>(cpu));
+  if (wake_ctx_.active)
+    if (const Time delay = wake_delay(cpu); delay > 0) {
+      send_ipi(cpu, delay);
+      return;
+    }
   pending_rescheds_.push_back(cpu);
 }
 
@@ -338,11 +408,13 @@ void Engine::start_timer(SchedClass& owner, TaskId t, Time at) {
   while (index < slots_.size() && slots_[index].cls != &owner) ++index;
   if (index == slots_.size()) violation("start_timer by a class outside the class list");
   agenda_.push(at, AgendaKind::kClassTimer, t, index);
+  ++workload_timers_;
 }
 
 void Engine::schedule(CpuId cpu) {
   Cpu& c = cpus_[cpu];
   c.need_resched = false;
+  c.ipi_pending = false;
   Task* prev = cpu_curr_[cpu];
   if (prev) {
     account(cpu);
@@ -449,6 +521,7 @@ void Engine::switch_to(CpuId cpu, Task* prev, Task* next) {
   cpu_curr_[cpu] = next;
   idle_cpus_.set(static_cast<size_t>(cpu), next == nullptr);
   c.seg_start = now_;
+  if (corun_ && prev != next) corun_changed(cpu);
   if (!next) {
     c.tick_armed = false;
     return;
@@ -490,7 +563,14 @@ void Engine::account(CpuId cpu) {
   x.stall_left -= stall;
   const Time progress = elapsed - stall;
   if (x.burst == Burst::kWork) {
-    x.work_scaled -= static_cast<Int128>(progress) * machine_ref_.capacity[cpu];
+    if (c.slowdown_q10 == 0)
+      x.work_scaled -= static_cast<Int128>(progress) * machine_ref_.capacity[cpu];
+    else {  // at 1024 / (1024 + slowdown) of the rate, the remainder carried to the next
+      const Int128 done =
+          static_cast<Int128>(progress) * machine_ref_.capacity[cpu] * 1024 + c.slowdown_carry;
+      x.work_scaled -= done / (1024 + c.slowdown_q10);
+      c.slowdown_carry = static_cast<int64_t>(done % (1024 + c.slowdown_q10));
+    }
     if (x.work_scaled < 0) x.work_scaled = 0;
   } else if (x.burst == Burst::kSpin) {
     x.spin_left = std::max<Time>(0, x.spin_left - progress);
@@ -505,7 +585,11 @@ void Engine::arm_burst(CpuId cpu) {
   switch (x.burst) {
     case Burst::kWork: {
       const int cap = machine_ref_.capacity[cpu];
-      if (cap == 1024 && x.work_scaled <= INT64_MAX)  // the common case, without a 128-bit divide
+      if (c.slowdown_q10 != 0) {  // co-running: 1024 / (1024 + slowdown) of the rate
+        const Int128 rate = Int128{cap} * 1024;
+        end = base + static_cast<Time>((x.work_scaled * (1024 + c.slowdown_q10) + rate - 1) / rate);
+      } else if (cap == 1024 &&
+                 x.work_scaled <= INT64_MAX)  // the common case, without a 128-bit divide
         end = base + static_cast<Time>((static_cast<int64_t>(x.work_scaled) + 1023) >> 10);
       else
         end = base + static_cast<Time>((x.work_scaled + cap - 1) / cap);
@@ -600,6 +684,7 @@ TaskInfo Engine::info_of(const Task& t) const {
   info.rt_priority = t.rt_priority;
   info.allowed = t.allowed;
   info.created_ns = now_;
+  info.workload = !execs_[t.id].spec->background;
   return info;
 }
 

@@ -69,6 +69,7 @@ class Engine final : public SchedContext {
     bool exited = false;
     bool attrs_pending = false;           // affinity or policy change waiting for schedule()
     bool holder_episode_counted = false;  // preempted holding a spinlock, already counted
+    bool timer_exit_done = false;  // its timer's interrupt has brought its idle CPU out of idle
     BlockReason block_reason = BlockReason::kSleep;
     CpuId last_cpu_ran = kNoCpu;
     Int128 work_scaled = 0;  // remaining work x 1024 (capacity units)
@@ -79,6 +80,7 @@ class Engine final : public SchedContext {
     Time c_duration_ns = 0;  // run/runtime asked since the last timer step (rt-app's c_duration)
     int32_t block_object = -1;
     uint64_t wake_generation = 0;
+    int32_t memory_intensity_q10 = 0;  // of its current phase (machine cost shared_cache_slowdown)
     // spinlock acquisition in progress
     int spin_yields = 0, spin_sleeps = 0;
     Time spin_delay = 0;
@@ -109,6 +111,13 @@ class Engine final : public SchedContext {
     Time tick_at = 0;  // when the armed tick fires
     bool need_resched = false;
     bool burst_armed = false;  // the CPU's agenda slot holds the current burst's end
+    // A wake-up's reschedule on its way (wakeup_ipi_ns, idle_exit_ns): need_resched is set,
+    // schedule() runs when the kIpi entry of this generation arrives.
+    bool ipi_pending = false;
+    uint32_t ipi_generation = 0;
+    int32_t slowdown_q10 = 0;    // `run` work proceeds at 1024 / (1024 + this) (co-running)
+    int64_t slowdown_carry = 0;  // what the last division left, so that slowed work adds up
+    Time awake_at = -1;          // an interrupt brought it out of idle at this time
   };
 
   // lifecycle
@@ -119,6 +128,26 @@ class Engine final : public SchedContext {
   void exit_task(Task& t);
   void set_task_cpu(Task& t, CpuId cpu);
   void check_preempt_curr(CpuId cpu, Task& woken, const WakeInfo& how);
+  void set_runnable(Task& t, bool runnable);
+
+  // The machine's costs of a wake-up (machine/costs.h): while a wake-up or fork is being
+  // placed, a reschedule of a CPU other than the waker's, or of an idle one, arrives late.
+  struct WakeContext {
+    bool active = false;
+    CpuId waker_cpu = kNoCpu;
+    TaskId waker = kNoTask;  // kNoTask: a timer's interrupt
+  };
+  void begin_wake_costs(Task& woken, CpuId target, const WakeInfo& how);
+  Time wake_delay(CpuId cpu) const;
+  void send_ipi(CpuId cpu, Time delay);
+  void deliver_ipi(CpuId cpu);
+  // A timer firing on an idle CPU: true if the wake-up waits for the CPU to leave idle.
+  bool timer_waits_for_idle_exit(Task& t, Exec& x);
+  // Co-running slowdown (shared_cache_slowdown, smt_slowdown): the CPU's current task or
+  // its memory intensity changed; its neighbours' rates follow.
+  void corun_changed(CpuId cpu);
+  int32_t corun_slowdown(CpuId cpu) const;
+  void set_memory_intensity(CpuId cpu, Exec& x, int32_t q10);
   // sched_setscheduler(): every class may refuse the settings (deadline admission).
   void set_sched_attrs(Task& t, const SchedSettings& s);
 
@@ -211,6 +240,8 @@ class Engine final : public SchedContext {
   TaskInfo info_of(const Task& t) const;
 
   const Machine& machine_ref_;
+  // The workload with the machine's background tasks appended, when it has any.
+  std::unique_ptr<const Workload> noisy_workload_;
   const Workload& workload_;
   ClassStack stack_;
   std::vector<ClassSlot> slots_;  // stack_'s classes, highest first
@@ -233,6 +264,15 @@ class Engine final : public SchedContext {
   Time steps_instant_ = -1;  // guards against programs that loop in zero time
   uint64_t steps_at_instant_ = 0;
   int pending_starts_ = 0;
+  // Cost switches, read once from the machine.
+  bool wake_costs_ = false, corun_ = false, has_background_ = false;
+  WakeContext wake_ctx_;
+  int32_t shared_cache_q10_ = 0, smt_q10_ = 0;
+  std::vector<std::vector<CpuId>> corun_neighbours_;  // per CPU: CPUs sharing its cache
+  // With background tasks the agenda never empties, so a deadlock is found by these:
+  // workload tasks runnable, and timed wake-ups and class timers pending for them.
+  int workload_runnable_ = 0;
+  int64_t workload_timers_ = 0;
   EngineResult result_;
 };
 

@@ -69,7 +69,15 @@ bool Engine::next_step(Task& t, Exec& x) {
       }
     }
   }
-  if (x.step == 0) return enter_phase(t, x);
+  if (x.step == 0) {
+    if (corun_) {
+      const Phase& p = spec.phases[x.phase];
+      set_memory_intensity(
+          t.cpu, x,
+          p.memory_intensity_q10 >= 0 ? p.memory_intensity_q10 : spec.memory_intensity_q10);
+    }
+    return enter_phase(t, x);
+  }
   return true;
 }
 
@@ -268,21 +276,28 @@ Engine::StepResult Engine::step_spin_lock(CpuId cpu, Task& t, Exec& x, const Ste
   return StepResult::kBurst;  // the step is done once the lock is ours
 }
 
+// An advance wakes the waiters whose target it reaches; a recheck waiter (a condition
+// variable broadcast, as x264_frame_cond_broadcast) wakes whatever its target, and one
+// not yet satisfied goes back to its wait step to check again and sleep.
 Engine::StepResult Engine::step_advance(CpuId cpu, Task& t, const Step& s) {
   CounterState& c = sync_.counters[s.object];
   c.value += s.amount;
-  auto reached = std::stable_partition(c.waiters.begin(), c.waiters.end(),
-                                       [&](const auto& w) { return w.second > c.value; });
-  std::vector<std::pair<TaskId, int64_t>> woken(reached, c.waiters.end());
-  c.waiters.erase(reached, c.waiters.end());
-  for (const auto& w : woken) wake(tasks_[w.first], WakeInfo{WakeKind::kWakeup, cpu, false}, t.id);
+  auto woken_begin = std::stable_partition(
+      c.waiters.begin(), c.waiters.end(),
+      [&](const CounterWaiter& w) { return w.target > c.value && !w.recheck; });
+  std::vector<CounterWaiter> woken(woken_begin, c.waiters.end());
+  c.waiters.erase(woken_begin, c.waiters.end());
+  for (const CounterWaiter& w : woken) {
+    if (w.target > c.value) --execs_[w.task].step;  // back to its wait_progress step
+    wake(tasks_[w.task], WakeInfo{WakeKind::kWakeup, cpu, false}, t.id);
+  }
   return StepResult::kContinue;
 }
 
 Engine::StepResult Engine::step_wait_progress(Task& t, const Step& s) {
   CounterState& c = sync_.counters[s.object];
   if (c.value >= s.amount) return StepResult::kContinue;
-  c.waiters.emplace_back(t.id, s.amount);
+  c.waiters.push_back(CounterWaiter{t.id, s.amount, s.recheck});
   block(t, BlockReason::kProgress, s.object);
   return StepResult::kStop;
 }
@@ -313,7 +328,10 @@ Engine::StepResult Engine::step_sem_wait(Task& t, const Step& s) {
 
 void Engine::sleep_until(Task& t, Time when, BlockReason reason) {
   block(t, reason, -1);
-  agenda_.push(when, AgendaKind::kTaskWake, t.id, ++execs_[t.id].wake_generation);
+  Exec& x = execs_[t.id];
+  agenda_.push(when + machine_ref_.costs.timer_overshoot_ns, AgendaKind::kTaskWake, t.id,
+               ++x.wake_generation);
+  if (!x.spec->background) ++workload_timers_;
 }
 
 bool Engine::mutex_lock(Task& t, int32_t m) {
@@ -462,7 +480,7 @@ std::string Engine::describe_wait(const Task& t) const {
 void Engine::deadlock() {
   std::string waits;
   for (const Task& t : tasks_) {
-    if (execs_[t.id].exited) continue;
+    if (execs_[t.id].exited || execs_[t.id].spec->background) continue;
     if (t.runnable)
       violation(fmt::format("task {} is runnable but no CPU will ever run it", t.name));
     waits += (waits.empty() ? "" : "; ") + describe_wait(t);

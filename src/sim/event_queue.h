@@ -16,7 +16,7 @@
 
 namespace schedlab {
 
-enum class AgendaKind : uint8_t { kTaskStart, kTaskWake, kBurstEnd, kTick, kClassTimer };
+enum class AgendaKind : uint8_t { kTaskStart, kTaskWake, kBurstEnd, kTick, kClassTimer, kIpi };
 
 // 24 bytes: the insertion sequence and the kind share a word, whose top bit is set for
 // the jiffy so that one comparison orders it after everything else due at its instant.

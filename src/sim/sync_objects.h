@@ -24,9 +24,15 @@ struct BarrierState {
   std::vector<TaskId> waiters;
 };
 
+struct CounterWaiter {
+  TaskId task;
+  int64_t target;
+  bool recheck;  // woken by every advance, not only the one reaching its target
+};
+
 struct CounterState {
   int64_t value = 0;
-  std::vector<std::pair<TaskId, int64_t>> waiters;  // task, target value
+  std::vector<CounterWaiter> waiters;
 };
 
 struct SemaphoreState {

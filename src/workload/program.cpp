@@ -57,16 +57,14 @@ const char* op_name(Op op) {
 }
 
 int32_t NameTable::intern(const std::string& name) {
-  const int32_t found = find(name);
-  if (found >= 0) return found;
-  names.push_back(name);
-  return static_cast<int32_t>(names.size() - 1);
+  const auto [it, added] = index.try_emplace(name, static_cast<int32_t>(names.size()));
+  if (added) names.push_back(name);
+  return it->second;
 }
 
 int32_t NameTable::find(const std::string& name) const {
-  for (size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return static_cast<int32_t>(i);
-  return -1;
+  const auto it = index.find(name);
+  return it == index.end() ? -1 : it->second;
 }
 
 }  // namespace schedlab

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "util/types.h"
@@ -49,6 +50,9 @@ struct Step {
   bool absolute = false;  // timer mode
   bool sync = false;      // sem_post: a sync wake-up (the poster is about to block, as a
                           // pipe or socket write followed by a read)
+  bool recheck = false;   // wait_progress: a condition-variable waiter woken by every
+                          // advance (pthread_cond_broadcast), which re-checks its target
+                          // and waits again if it is not met
 };
 
 // What to do once a spinlock's spinning has failed (docs/workloads/oltp.md).
@@ -75,6 +79,9 @@ struct SchedSettings {
   int nice = 0;         // SCHED_OTHER / BATCH / IDLE
   int rt_priority = 0;  // SCHED_FIFO / RR: 1..99
   Time dl_runtime_ns = 0, dl_deadline_ns = 0, dl_period_ns = 0;
+  // sched_setattr's utilization clamps (uclamp, 0..1024; -1: not set), as rt-app's
+  // util_min/util_max. Recorded only: the model has no PELT or frequency scaling.
+  int util_min = -1, util_max = -1;
 };
 
 struct Phase {
@@ -82,6 +89,12 @@ struct Phase {
   int64_t loop = 1;
   std::optional<std::vector<int>> cpus;  // overrides the task's affinity for this phase
   std::optional<SchedSettings> sched;    // overrides the task's policy for this phase
+  // Overrides the task's memory intensity for this phase (1/1024ths); -1: the task's.
+  int memory_intensity_q10 = -1;
+  // rt-app's taskgroup (a cgroup path such as "/tg1") from this phase on, and its
+  // nodes_membind (NUMA nodes); recorded, see TaskSpec.
+  std::optional<std::string> taskgroup;
+  std::optional<std::vector<int>> nodes_membind;
   std::vector<Step> steps;
 };
 
@@ -92,12 +105,24 @@ struct TaskSpec {
   SchedSettings sched;
   std::optional<std::vector<int>> cpus;
   Time delay_ns = 0;
+  // How memory-heavy its `run` work is, 0..1024 (1024 = 1.0): how much it slows, and is
+  // slowed by, tasks on CPUs sharing its cache (machine cost shared_cache_slowdown).
+  int memory_intensity_q10 = 0;
+  // Not part of the workload: the machine's own noise (a kernel thread, interrupts), added
+  // by the engine from the machine's "background"; it keeps no run alive.
+  bool background = false;
+  // rt-app's taskgroup ("" none: the root group) and nodes_membind. The model has no
+  // group scheduling and no NUMA nodes: the scenario reader says where that matters.
+  std::string taskgroup;
+  std::optional<std::vector<int>> nodes_membind;
   std::vector<Phase> phases;
 };
 
-// Named objects are interned per kind; steps refer to them by index.
+// Named objects are interned per kind; steps refer to them by index. Hashed, so that
+// building a workload of many objects (24,000 x264 frames) stays linear.
 struct NameTable {
-  std::vector<std::string> names;
+  std::vector<std::string> names;  // by index; grown only by intern()
+  std::unordered_map<std::string, int32_t> index;
   int32_t intern(const std::string& name);
   int32_t find(const std::string& name) const;
   size_t size() const { return names.size(); }

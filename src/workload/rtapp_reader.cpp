@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace schedlab {
@@ -53,6 +54,22 @@ const std::set<std::string> kGlobalKeys = {
 // rt-app's priority for RT threads that name none (rt-app_args.h DEFAULT_THREAD_PRIORITY).
 constexpr int kDefaultRtPriority = 10;
 
+// rt-app's default build supports this many taskgroups (rt-app_taskgroups.c,
+// max_nbr_tgs), and refuses a file naming more.
+constexpr size_t kMaxTaskgroups = 32;
+
+// "loop": -1 on a phase repeats it for ever (rt-app's phase counter never reaches -1);
+// "run": -1 runs for ever (rt-app passes it to loadwait() as an unsigned count). Both
+// stand for the longest the engine can run, which no run reaches.
+constexpr int64_t kEndlessLoop = INT64_MAX;
+constexpr Time kEndlessRun = kMaxDurationNs;
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 struct ForkRef {
   size_t task, phase, step;
   std::string target, key;
@@ -73,14 +90,25 @@ class RtAppParser {
     for (const auto& [name, spec] : tasks->members) read_task(name, spec);
     resolve_forks();
     count_barrier_users();
+    check_taskgroups();
+    if (!clamped_.empty())
+      g_.notes.push_back("util_min/util_max of " + joined(clamped_) +
+                         " recorded; no effect: the model has no utilization clamping (uclamp)");
+    if (!membound_.empty())
+      g_.notes.push_back("nodes_membind of " + joined(membound_) +
+                         " recorded; no effect: the machine model has no NUMA nodes");
   }
 
  private:
   void read_global(const JValue& g) {
     r_.expect_object(g, "global");
+    std::vector<std::string> unknown;
     for (const auto& [k, v] : g.members) {
       const std::string key = "global." + k;
-      if (!kGlobalKeys.count(k)) r_.fail(key, "unknown key");
+      if (!kGlobalKeys.count(k)) {
+        unknown.push_back(key);
+        continue;
+      }
       if (k == "duration") {
         const int64_t seconds = r_.integer(v, key);
         if (seconds < -1) r_.fail(key, fmt::format("negative duration {}", seconds));
@@ -91,6 +119,8 @@ class RtAppParser {
         g_.default_policy = parse_policy(v, key);
       }
     }
+    if (!unknown.empty())  // rt-app reads the keys it knows and never looks at the others
+      g_.notes.push_back(joined(unknown) + ": not rt-app keys; ignored, as rt-app ignores them");
   }
 
   SchedPolicy parse_policy(const JValue& v, const std::string& key) const {
@@ -114,6 +144,8 @@ class RtAppParser {
     const JValue* dl_runtime = nullptr;
     const JValue* dl_period = nullptr;
     const JValue* dl_deadline = nullptr;
+    const JValue* util_min = nullptr;
+    const JValue* util_max = nullptr;
     std::string prefix;
 
     bool take(const std::string& k, const JValue& v) {
@@ -127,11 +159,17 @@ class RtAppParser {
         dl_period = &v;
       else if (k == "dl-deadline")
         dl_deadline = &v;
+      else if (k == "util_min")
+        util_min = &v;
+      else if (k == "util_max")
+        util_max = &v;
       else
         return false;
       return true;
     }
-    bool any() const { return policy || priority || dl_runtime || dl_period || dl_deadline; }
+    bool any() const {
+      return policy || priority || dl_runtime || dl_period || dl_deadline || util_min || util_max;
+    }
   };
 
   SchedSettings apply_sched(const SchedKeys& keys, SchedSettings s) const {
@@ -150,15 +188,28 @@ class RtAppParser {
       s.dl_period_ns = r_.duration(*keys.dl_period, keys.prefix + "dl-period", kNsPerUs);
     if (keys.dl_deadline)
       s.dl_deadline_ns = r_.duration(*keys.dl_deadline, keys.prefix + "dl-deadline", kNsPerUs);
+    // -1 (rt-app's "no change") or a clamp of 0..1024 (SCHED_CAPACITY_SCALE).
+    if (keys.util_min)
+      s.util_min =
+          static_cast<int>(r_.integer_in(*keys.util_min, keys.prefix + "util_min", -1, 1024));
+    if (keys.util_max)
+      s.util_max =
+          static_cast<int>(r_.integer_in(*keys.util_max, keys.prefix + "util_max", -1, 1024));
+    if (s.util_min >= 0 && s.util_max >= 0 && s.util_min > s.util_max)  // uclamp_validate
+      r_.fail(keys.prefix + "util_min",
+              fmt::format("util_min {} is above util_max {}", s.util_min, s.util_max));
     if (s.policy == SchedPolicy::kDeadline) {
       if (s.dl_runtime_ns <= 0)
         r_.fail(keys.prefix + "dl-runtime", "SCHED_DEADLINE needs a positive dl-runtime");
-      if (s.dl_period_ns <= 0) s.dl_period_ns = s.dl_deadline_ns;
+      // rt-app's defaults (parse_thread_sched_data): dl-period = dl-runtime, dl-deadline =
+      // dl-period.
+      if (s.dl_period_ns <= 0) s.dl_period_ns = s.dl_runtime_ns;
       if (s.dl_deadline_ns <= 0) s.dl_deadline_ns = s.dl_period_ns;
-      if (s.dl_period_ns <= 0)
-        r_.fail(keys.prefix + "dl-period", "SCHED_DEADLINE needs dl-period or dl-deadline");
       if (!(s.dl_runtime_ns <= s.dl_deadline_ns && s.dl_deadline_ns <= s.dl_period_ns))
-        r_.fail(keys.prefix + "dl-runtime", "needs dl-runtime <= dl-deadline <= dl-period");
+        r_.fail(keys.prefix + (keys.dl_period ? "dl-runtime" : "dl-period"),
+                keys.dl_period ? "needs dl-runtime <= dl-deadline <= dl-period"
+                               : "needs dl-runtime <= dl-deadline <= dl-period (dl-period "
+                                 "defaults to dl-runtime, as in rt-app)");
     }
     return s;
   }
@@ -187,6 +238,12 @@ class RtAppParser {
         task.delay_ns = r_.duration(val, kk, kNsPerUs);
       } else if (k == "phases") {
         phases = &val;
+      } else if (k == "memory_intensity") {  // before the events: "mem..." is an event prefix
+        task.memory_intensity_q10 = memory_intensity(val, kk);
+      } else if (k == "taskgroup") {
+        task.taskgroup = read_taskgroup(val, kk);
+      } else if (k == "nodes_membind") {
+        task.nodes_membind = read_nodes(val, kk, name);
       } else if (sched.take(k, val)) {
       } else if (auto op = event_of_key(k)) {
         direct.steps.push_back(read_step(*op, val, kk, index, 0, direct.steps.size()));
@@ -195,6 +252,7 @@ class RtAppParser {
       }
     }
     task.sched = apply_sched(sched, task.sched);
+    note_clamps(name, task.sched);
     if (phases) {
       if (!direct.steps.empty())
         r_.fail(key + ".phases", "a task has either events or phases, not both");
@@ -210,6 +268,13 @@ class RtAppParser {
     w_.tasks[index] = std::move(task);
   }
 
+  // schedlab's own key: 0 (compute-bound) .. 1 (memory-bound), kept in 1/1024ths.
+  int memory_intensity(const JValue& v, const std::string& key) const {
+    const double m = r_.number(v, key);
+    if (!(m >= 0 && m <= 1)) r_.fail(key, fmt::format("{} is outside 0..1", m));
+    return static_cast<int>(std::lround(m * 1024));
+  }
+
   Phase read_phase(const std::string& name, const JValue& v, const std::string& key,
                    size_t task_index, size_t phase_index, const SchedSettings& task_sched) {
     r_.expect_object(v, key);
@@ -220,9 +285,17 @@ class RtAppParser {
     for (const auto& [k, val] : v.members) {
       const std::string kk = key + "." + k;
       if (k == "loop") {
-        phase.loop = r_.integer_in(val, kk, 1, INT64_MAX);
+        phase.loop = r_.integer_in(val, kk, -1, INT64_MAX);
+        if (phase.loop == 0) r_.fail(kk, "a phase runs at least once (-1: for ever)");
+        if (phase.loop == -1) phase.loop = kEndlessLoop;
       } else if (k == "cpus") {
         phase.cpus = r_.int_list(val, kk);
+      } else if (k == "memory_intensity") {
+        phase.memory_intensity_q10 = memory_intensity(val, kk);
+      } else if (k == "taskgroup") {
+        phase.taskgroup = read_taskgroup(val, kk);
+      } else if (k == "nodes_membind") {
+        phase.nodes_membind = read_nodes(val, kk, key);
       } else if (sched.take(k, val)) {
       } else if (auto op = event_of_key(k)) {
         phase.steps.push_back(read_step(*op, val, kk, task_index, phase_index, phase.steps.size()));
@@ -230,9 +303,21 @@ class RtAppParser {
         r_.fail(kk, "unknown key (not a phase setting and not an rt-app event)");
       }
     }
-    if (sched.any()) phase.sched = apply_sched(sched, task_sched);
+    if (sched.any()) {
+      phase.sched = apply_sched(sched, task_sched);
+      note_clamps(key, *phase.sched);
+    }
     if (phase.steps.empty()) r_.fail(key, "the phase has no events");
     return phase;
+  }
+
+  // A run/runtime/sleep length: rt-app's microseconds, or schedlab's {"ns": N} in
+  // nanoseconds, as `extract` writes the bursts it measured.
+  Time step_duration(const JValue& v, const std::string& key) {
+    if (!v.is_object()) return r_.duration(v, key, kNsPerUs);
+    for (const auto& [k, _] : v.members)
+      if (k != "ns") r_.fail(key + "." + k, "unknown key (a duration object has only ns)");
+    return r_.duration(r_.required(v, key, "ns"), key + ".ns", 1);
   }
 
   Step read_step(Op op, const JValue& v, const std::string& key, size_t task, size_t phase,
@@ -241,9 +326,12 @@ class RtAppParser {
     s.op = op;
     switch (op) {
       case Op::kRun:
+        s.duration_ns =
+            v.kind == JValue::Kind::kInt && v.integer == -1 ? kEndlessRun : step_duration(v, key);
+        break;
       case Op::kRuntime:
       case Op::kSleep:
-        s.duration_ns = r_.duration(v, key, kNsPerUs);
+        s.duration_ns = step_duration(v, key);
         break;
       case Op::kMem:
       case Op::kIoRun:
@@ -419,10 +507,59 @@ class RtAppParser {
     }
   }
 
+  // rt-app's rules (parse_taskgroup_data): a path from the root, "" for none.
+  std::string read_taskgroup(const JValue& v, const std::string& key) {
+    const std::string path = r_.string(v, key);
+    if (!path.empty() && path[0] != '/')
+      r_.fail(key, "a taskgroup is a path starting with '/', as rt-app requires");
+    if (!path.empty() && std::find(groups_.begin(), groups_.end(), path) == groups_.end()) {
+      groups_.push_back(path);
+      if (groups_.size() > kMaxTaskgroups)
+        r_.fail(key, fmt::format("more than {} taskgroups (rt-app's limit)", kMaxTaskgroups));
+    }
+    return path;
+  }
+
+  std::vector<int> read_nodes(const JValue& v, const std::string& key, const std::string& who) {
+    std::vector<int> nodes = r_.int_list(v, key);
+    if (std::find(membound_.begin(), membound_.end(), who) == membound_.end())
+      membound_.push_back(who);
+    return nodes;
+  }
+
+  void note_clamps(const std::string& who, const SchedSettings& s) {
+    if ((s.util_min >= 0 || s.util_max >= 0) &&
+        std::find(clamped_.begin(), clamped_.end(), who) == clamped_.end())
+      clamped_.push_back(who);
+  }
+
+  // rt-app's check_taskgroup_policy_dep: a thread in a taskgroup (from the phase that
+  // names it on) runs SCHED_OTHER, SCHED_BATCH or SCHED_IDLE.
+  void check_taskgroups() const {
+    for (const TaskSpec& t : w_.tasks) {
+      const std::string key = "tasks." + t.name;
+      SchedPolicy policy = t.sched.policy;
+      std::string group = t.taskgroup;
+      auto check = [&](const std::string& where) {
+        if (!group.empty() && !is_normal(policy))
+          r_.fail(where, fmt::format("no taskgroup support for policy {} (rt-app refuses it)",
+                                     policy_name(policy)));
+      };
+      check(key + ".taskgroup");
+      for (const Phase& p : t.phases) {
+        if (p.sched) policy = p.sched->policy;
+        if (p.taskgroup && !p.taskgroup->empty()) group = *p.taskgroup;
+        check(key + ".phases." + p.name);
+      }
+    }
+  }
+
   const JsonReader& r_;
   Workload& w_;
   RtAppGlobal& g_;
   std::vector<ForkRef> forks_;
+  std::vector<std::string> groups_;              // every taskgroup named, in file order
+  std::vector<std::string> clamped_, membound_;  // who set util clamps / nodes_membind
 };
 
 }  // namespace

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "json/jread.h"
 #include "workload/program.h"
@@ -12,6 +14,9 @@ namespace schedlab {
 struct RtAppGlobal {
   std::optional<Time> duration_ns;  // absent: run until every task has exited
   SchedPolicy default_policy = SchedPolicy::kOther;
+  // For the user: what was accepted without effect (keys rt-app ignores, settings the
+  // model has no mechanism for), one sentence each.
+  std::vector<std::string> notes;
 };
 
 // `root` is the whole file; its "tasks" and "global" members are read. "tasks" may be

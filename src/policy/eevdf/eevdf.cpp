@@ -174,31 +174,37 @@ void Eevdf::place_entity(RunQueue& rq, Entity& e, bool initial) {
 // pick_eevdf(): the eligible entity with the earliest deadline; `curr` (running, or just
 // put back) first while RUN_TO_PARITY protects its slice; the leftmost if none is
 // eligible.
-TaskId Eevdf::pick_eevdf(const RunQueue& rq, TaskId curr) const {
+TaskId Eevdf::pick_eevdf(RunQueue& rq, TaskId curr) {
   if (curr != kNoTask && (!q_[curr].on_rq || !entity_eligible(rq, q_[curr]))) curr = kNoTask;
   if (p_.RUN_TO_PARITY && curr != kNoTask && protect_slice(q_[curr])) return curr;
-  // entity_eligible() for each, with the sums taken once.
+  // entity_eligible() of a vruntime, with the sums taken once.
   const VruntimeSums sums = vruntime_sums(rq);  // clang 14 cannot capture a structured binding
   const Int128 avg = sums.sum;
   const int64_t load = sums.load;
-  TaskId best = kNoTask;
-  rq.timeline.for_each([&](TaskId id) {
-    if (id == curr) return;
-    const Entity& e = q_[id];
-    if (avg < static_cast<Int128>(e.vruntime - rq.min_vruntime) * load) return;
-    if (best == kNoTask) {
-      best = id;
-      return;
-    }
-    const Entity& b = q_[best];
-    if (e.deadline < b.deadline || (e.deadline == b.deadline && e.vruntime < b.vruntime)) best = id;
-  });
-  if (curr != kNoTask && (best == kNoTask || q_[curr].deadline < q_[best].deadline)) best = curr;
-  if (best == kNoTask) best = rq.timeline.leftmost();
-  return best;
+  const int64_t min_vruntime = rq.min_vruntime;
+  const auto eligible = [&](int64_t vruntime) {
+    return avg >= static_cast<Int128>(vruntime - min_vruntime) * load;
+  };
+  const TaskId best = curr != kNoTask && tree_.contains(curr)
+                          ? tree_.pick_without(rq.tree, curr, eligible)
+                          : tree_.pick(rq.tree, eligible);
+  if (curr != kNoTask && (best == kNoTask || q_[curr].deadline < q_[best].deadline)) return curr;
+  return best == kNoTask ? rq.timeline.leftmost() : best;
 }
 
 // ---------------------------------------------------------------- queueing
+
+// Into and out of the timeline: the heap (leftmost, the balancer's order) and the
+// deadline tree (the pick) together.
+void Eevdf::timeline_insert(RunQueue& rq, const Entity& e) {
+  rq.timeline.insert(e.task->id, e.vruntime);
+  tree_.insert(rq.tree, e.task->id, e.vruntime, e.deadline);
+}
+
+void Eevdf::timeline_erase(RunQueue& rq, TaskId id) {
+  rq.timeline.erase(id);
+  tree_.erase(rq.tree, id);
+}
 
 // The tail of dequeue_entity(): lag, relative deadline, out of the timeline and the load.
 void Eevdf::finish_dequeue(CpuId cpu, Entity& e, bool sleep) {
@@ -211,7 +217,7 @@ void Eevdf::finish_dequeue(CpuId cpu, Entity& e, bool sleep) {
     e.rel_deadline = true;
   }
   if (id != rq.curr) {
-    rq.timeline.erase(id);
+    timeline_erase(rq, id);
     avg_vruntime_sub(rq, e);
   }
   q_.account_dequeue(cpu, e);
@@ -232,11 +238,11 @@ void Eevdf::requeue_delayed_entity(CpuId cpu, Entity& e) {
     update_entity_lag(rq, e);
     if (e.vlag > 0) {
       --rq.nr_running;
-      rq.timeline.erase(id);
+      timeline_erase(rq, id);
       avg_vruntime_sub(rq, e);
       e.vlag = 0;
       place_entity(rq, e, false);
-      rq.timeline.insert(id, e.vruntime);
+      timeline_insert(rq, e);
       avg_vruntime_add(rq, e);
       ++rq.nr_running;
     }
@@ -246,6 +252,7 @@ void Eevdf::requeue_delayed_entity(CpuId cpu, Entity& e) {
 
 void Eevdf::task_new(Task& t, const Task*) {
   q_.grow(t.id);
+  tree_.grow(t.id);
   Entity& e = q_[t.id];
   const bool known = e.task != nullptr;  // back from another class: keep its lag
   e.task = &t;
@@ -276,7 +283,7 @@ void Eevdf::enqueue(CpuId cpu, Task& t, const EnqueueFlags& flags) {
   place_entity(rq, e, flags.kind == EnqueueKind::kNew);
   if (flags.kind == EnqueueKind::kWakeup) balancer_.note_wakeup(cpu);
   q_.account_enqueue(cpu, e);
-  rq.timeline.insert(t.id, e.vruntime);
+  timeline_insert(rq, e);
   avg_vruntime_add(rq, e);
 }
 
@@ -292,7 +299,7 @@ void Eevdf::dequeue(CpuId cpu, Task& t, DequeueKind how) {
     e.sched_delayed = true;
     if (rq.curr == t.id) {  // put_prev_entity() of a task that stays on the queue
       rq.curr = kNoTask;
-      rq.timeline.insert(t.id, e.vruntime);
+      timeline_insert(rq, e);
       avg_vruntime_add(rq, e);
     }
     return;
@@ -319,7 +326,7 @@ Task* Eevdf::pick_next(CpuId cpu) {
       continue;
     }
     rq.prev = kNoTask;
-    rq.timeline.erase(id);
+    timeline_erase(rq, id);
     avg_vruntime_sub(rq, e);
     q_.start_running(cpu, e);
     e.vlag = e.deadline;  // the RUN_TO_PARITY mark: this slice is protected
@@ -332,7 +339,7 @@ void Eevdf::put_prev(CpuId cpu, Task& prev) {
   Entity& e = q_[prev.id];
   update_curr(cpu);
   rq.curr = kNoTask;
-  rq.timeline.insert(prev.id, e.vruntime);
+  timeline_insert(rq, e);
   avg_vruntime_add(rq, e);
   rq.prev = prev.id;  // still pick_eevdf's curr for this schedule()
 }
@@ -443,6 +450,8 @@ std::string Eevdf::check_invariants() const {
     });
     if (sum != rq.avg_vruntime || w != rq.avg_load)
       return fmt::format("eevdf: CPU {}: the weighted vruntime sum drifted", cpu);
+    if (!tree_.consistent(rq.tree) || tree_.size(rq.tree) != rq.timeline.size())
+      return fmt::format("eevdf: CPU {}: the deadline tree does not match the timeline", cpu);
     const int64_t v = avg_vruntime(rq);
     Int128 lag = 0;
     int64_t total = 0;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "policy/balance/balancer.h"
+#include "policy/eevdf/deadline_tree.h"
 #include "policy/eevdf/params.h"
 #include "policy/fair/fair_rq.h"
 #include "policy/sched_class.h"
@@ -82,6 +83,7 @@ class Eevdf final : public SchedClass {
     Int128 avg_vruntime = 0;
     int64_t avg_load = 0;
     TaskId prev = kNoTask;  // put back by this schedule(): pick_eevdf's curr
+    TaskId tree = kNoTask;  // the root of the timeline's entities in tree_
   };
   struct VruntimeSums {
     Int128 sum;
@@ -98,7 +100,9 @@ class Eevdf final : public SchedClass {
   void update_deadline(CpuId cpu, Entity& e);
   void update_entity_lag(const RunQueue& rq, Entity& e);
   void place_entity(RunQueue& rq, Entity& e, bool initial);
-  TaskId pick_eevdf(const RunQueue& rq, TaskId curr) const;
+  void timeline_insert(RunQueue& rq, const Entity& e);
+  void timeline_erase(RunQueue& rq, TaskId id);
+  TaskId pick_eevdf(RunQueue& rq, TaskId curr);
   bool protect_slice(const Entity& e) const { return e.vlag == e.deadline; }
   void requeue_delayed_entity(CpuId cpu, Entity& e);
   void finish_dequeue(CpuId cpu, Entity& e, bool sleep);
@@ -110,6 +114,7 @@ class Eevdf final : public SchedClass {
   int64_t base_slice_ = 0;         // sysctl_sched_base_slice after the boot-time scaling
   std::vector<CpuMask> llc_span_;  // per CPU: the CPUs sharing its last-level cache
   fair::Queues<Entity, RunQueue> q_;
+  DeadlineTree tree_;  // the timeline again, for pick_eevdf()
   balance::Balancer balancer_;
 };
 

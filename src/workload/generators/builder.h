@@ -19,8 +19,11 @@ inline Step sleep_for(Time ns) {
 inline Step advance(int32_t counter, int64_t by = 1) {
   return Step{Op::kAdvance, 0, by, counter, -1, false};
 }
-inline Step wait_progress(int32_t counter, int64_t target) {
-  return Step{Op::kWaitProgress, 0, target, counter, -1, false};
+// recheck: the waiter sleeps on a condition variable that every advance broadcasts.
+inline Step wait_progress(int32_t counter, int64_t target, bool recheck = false) {
+  Step s{Op::kWaitProgress, 0, target, counter, -1, false};
+  s.recheck = recheck;
+  return s;
 }
 inline Step fork(int32_t task_index) {
   return Step{Op::kFork, 0, 0, task_index, -1, false};

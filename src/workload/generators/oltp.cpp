@@ -1,9 +1,15 @@
 // OLTP as sysbench 0.4 drove MySQL and PostgreSQL around 2009 (docs/workloads/oltp.md): N client
 // threads, one connection each, served by one server task per connection (PostgreSQL's
-// backend processes; a MySQL connection thread). Each transaction is sysbench's
-// "complex" one, every query a synchronous round trip: BEGIN, 10 point selects, 4 range
-// queries (simple, SUM, ORDER BY, DISTINCT), in read-write mode an index update, a
-// non-index update, a delete and an insert, then COMMIT (16 or 20 round trips).
+// backend processes; a MySQL connection thread). The transaction is sysbench's
+// --oltp-test-mode (akopytov/sysbench branch 0.4 @df31f67, sysbench/tests/oltp/sb_oltp.c),
+// every query a synchronous round trip:
+//   complex (the default, l.43)  BEGIN, 10 point selects, 4 range queries (simple, SUM,
+//            ORDER BY, DISTINCT), in read-write mode an index update, a non-index update,
+//            one more index update on the id then deleted and re-inserted ("FIXME ... to
+//            make PostgreSQL work", l.1029-1056), a delete and an insert, COMMIT: 21
+//            statements, 16 read-only (get_request_complex, l.845-1090);
+//   simple   one point select per transaction, no BEGIN/COMMIT (get_request_simple, l.808);
+//   nontrx   one statement of --oltp-nontrx-mode, its default a point select (l.1096).
 //
 // The server takes short locks as the databases do, each a spin_lock/hold/spin_unlock
 // of the core vocabulary: every query the snapshot lock (PostgreSQL's ProcArrayLock,
@@ -14,7 +20,9 @@
 //            past 1 s, "stuck spinlock" after 1000 sleeps), no yield;
 //   innodb   InnoDB's mutex: spin rounds, sched_yield, then block on an OS event;
 //   futex    a short spin, then block with hand-off.
-// Marks: `transactions` and `queries`. The engine counts `lock_holder_preemptions`.
+// Marks: `transactions` and `read_write_requests` (sysbench's "read/write requests": the
+// SELECTs, UPDATEs, DELETEs and INSERTs, not BEGIN/COMMIT; oltp_print_stats, l.1364-1371),
+// and `queries` (every round trip). The engine counts `lock_holder_preemptions`.
 //
 // Assumptions (parameters with these defaults, not measurements): client work per query
 // 20 us; server CPU per point select 50 us, per range query 200 us, per write 100 us,
@@ -41,8 +49,12 @@ namespace {
     "client threads, one connection and one server task each")                                 \
   X(int64_t, transactions, -1, params::range(-1, 1'000'000'000), "schedlab",                   \
     "transactions per client; -1: until the duration")                                         \
+  X(std::string, mode, "complex", params::one_of({"complex", "simple", "nontrx"}),             \
+    "sysbench 0.4 --oltp-test-mode",                                                           \
+    "the transaction: complex (21 statements), simple or "                                     \
+    "nontrx (one point select)")                                                               \
   X(bool, read_only, false, params::any(), "sysbench --oltp-read-only",                        \
-    "leave out the 4 writes of each transaction")                                              \
+    "leave out the 5 writes of a complex transaction")                                         \
   X(int, buffer_partitions, 16, params::range(1, 1024), "assumption (PostgreSQL 8.x's count)", \
     "buffer-mapping locks a query picks one of")                                               \
   X(Time, client_ns, 20'000, params::duration(), "assumption", "client CPU per query")         \
@@ -76,15 +88,17 @@ SpinLockConfig lock_config(const std::string& policy) {
   return c;
 }
 
-// sysbench 0.4's "complex" transaction: BEGIN, 10 point selects, 4 range queries, in
-// read-write mode 4 writes (index update, non-index update, delete, insert), COMMIT.
+// sysbench 0.4's transactions (see the file comment): complex is BEGIN, 10 point
+// selects, 4 range queries, in read-write mode 5 writes (index update, non-index update,
+// the extra index update, delete, insert), COMMIT; simple and nontrx one point select.
 enum class Query { kBegin, kPoint, kRange, kWrite, kCommit };
-std::vector<Query> transaction(bool read_only) {
+std::vector<Query> transaction(const std::string& mode, bool read_only) {
+  if (mode != "complex") return {Query::kPoint};
   std::vector<Query> txn{Query::kBegin};
   for (int i = 0; i < 10; ++i) txn.push_back(Query::kPoint);
   for (int i = 0; i < 4; ++i) txn.push_back(Query::kRange);
   if (!read_only)
-    for (int i = 0; i < 4; ++i) txn.push_back(Query::kWrite);
+    for (int i = 0; i < 5; ++i) txn.push_back(Query::kWrite);
   txn.push_back(Query::kCommit);
   return txn;
 }
@@ -140,8 +154,9 @@ void generate(const OltpParams& p, const GeneratorContext&, Workload& w) {
   for (int b = 0; b < p.buffer_partitions; ++b)
     locks.buffers.push_back(w.spinlocks.intern(fmt::format("{}.buffer{}", p.name, b)));
   const int32_t transactions = w.marks.intern("transactions");
+  const int32_t requests = w.marks.intern("read_write_requests");
   const int32_t queries = w.marks.intern("queries");
-  const std::vector<Query> txn = transaction(p.read_only);
+  const std::vector<Query> txn = transaction(p.mode, p.read_only);
 
   for (int c = 0; c < p.clients; ++c) {
     const int32_t request = w.semaphores.intern(fmt::format("{}.{}.request", p.name, c));
@@ -152,6 +167,8 @@ void generate(const OltpParams& p, const GeneratorContext&, Workload& w) {
       client.push_back(Step{Op::kSemPost, 0, 1, request, -1, false, true});
       client.push_back(Step{Op::kSemWait, 0, 1, reply, -1, false, false});
       client.push_back(gen::mark(queries));
+      if (txn[q] != Query::kBegin && txn[q] != Query::kCommit)
+        client.push_back(gen::mark(requests));
       server.push_back(Step{Op::kSemWait, 0, 1, request, -1, false, false});
       // A fixed spread of clients and query positions over the partitions (two primes).
       const size_t partition = (static_cast<size_t>(c) * 7919 + q * 104729) % locks.buffers.size();

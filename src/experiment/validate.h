@@ -1,0 +1,83 @@
+// `schedlab validate`: the simulator against this machine. A fixed suite of small scenarios
+// (scenarios/validate/) runs for real (recorded through tracefs, host_session.h) and in
+// simulation on the model of this machine (the calibrated machine file, else its
+// topology) under the model of the running kernel, each `repeats` times; each metric's
+// median over the repeats is compared, sim / real:
+//   cpu share     per task (CPU time / run time); the scenario's figure is the task whose
+//                 ratio is furthest from 1 among those with at least 2 % of the run
+//   marks/s       the application marks of all tasks per second (throughput)
+//   switches/s    context switches of the workload's tasks per second
+//   migrations/s  migrations of the workload's tasks per second
+//   latency p50, p99  wake-up latency (wake-up to running) over all the workload's tasks
+// and summarised per metric by the median over the scenarios of |log(sim / real)| (the
+// ratio taken within 1/100..100). The real runs are marked when the machine was busy
+// (load_check.h) just before them.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host/host_session.h"
+
+namespace schedlab {
+
+struct ValidateOptions {
+  std::string suite_dir;      // the scenarios (every *.json, in name order)
+  std::string machine_file;   // empty: the cached calibration, else the topology
+  bool uncalibrated = false;  // the host's topology and HZ without costs, whatever is cached
+  std::string policy;         // simulated; empty: the model of the running kernel
+  int repeats = 3;
+  double duration_s = 0;  // each run's bound; 0: each scenario's own
+  HostSessionOptions session;
+};
+
+// The metrics, in table order.
+inline const std::vector<std::string>& validation_metrics() {
+  static const std::vector<std::string> names{"cpu share",    "marks/s",     "switches/s",
+                                              "migrations/s", "latency p50", "latency p99"};
+  return names;
+}
+
+struct MetricComparison {
+  std::optional<double> real, sim;  // medians over the repeats; absent: not measured
+  std::string detail;               // e.g. the task a cpu share ratio is of
+  // sim / real, when both are there and real is not 0 (1 when both are 0).
+  std::optional<double> ratio() const;
+};
+
+struct ScenarioComparison {
+  std::string name;
+  std::vector<MetricComparison> metrics;  // by validation_metrics()
+  int busy_runs = 0;                      // real runs that began on a busy machine
+  std::string error;                      // a run that failed: the scenario is left out
+};
+
+struct ValidationReport {
+  std::string machine;  // which machine the simulation used (model_of_this_machine)
+  std::string policy, kernel;
+  int repeats = 0;
+  std::vector<ScenarioComparison> scenarios;
+  int runs = 0, busy_runs = 0;
+  // Per metric: the median over the scenarios of |log(sim / real)|, and how many had one.
+  std::vector<std::optional<double>> median_abs_log;
+  std::vector<int> compared;
+};
+
+// Throws InputError for a suite that is missing or empty, or a bad machine file.
+ValidationReport run_validation(const ValidateOptions& o,
+                                const std::function<void(const std::string&)>& progress = {});
+
+// Fills median_abs_log and compared from the scenarios (run_validation does).
+void summarise_validation(ValidationReport& r);
+
+// The table of ratios, the summary line per metric (with the targets), and a
+// remark when the machine was busy.
+std::string validation_table(const ValidationReport& r);
+std::string validation_json(const ValidationReport& r);
+
+// Why the host cannot record a run (not root, no tracefs), or "" when it can.
+std::string validation_unavailable();
+
+}  // namespace schedlab

@@ -1,0 +1,342 @@
+#include "host/calibration.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <thread>
+
+#include "host/host_machine.h"
+#include "host/load_check.h"
+#include "host/probes.h"
+#include "host/user_dirs.h"
+#include "json/jtree.h"
+#include "util/input_file.h"
+
+namespace schedlab {
+
+namespace {
+
+// How many samples each probe takes (quick: about a third).
+struct Budget {
+  int switch_batches, switch_rounds, wakeups, idle_1ms, idle_10ms, idle_100ms, timers, refills;
+  Time corun_ns, noise_ns;
+};
+constexpr Budget kFull{30, 500, 300, 100, 30, 8, 300, 9, 400 * kNsPerMs, 2 * kNsPerSec};
+constexpr Budget kQuick{10, 300, 100, 30, 10, 3, 100, 5, 150 * kNsPerMs, 500 * kNsPerMs};
+
+// A probe runs on a thread of its own, so that its pinning leaves the caller's alone.
+template <class Fn>
+auto on_own_thread(Fn&& fn) {
+  decltype(fn()) result{};
+  std::thread t([&] { result = fn(); });
+  t.join();
+  return result;
+}
+
+// The topology classes of CPU pairs, nearest first, and the first CPU of each paired with 0.
+struct PairClass {
+  const char* name;
+  CpuId cpu = kNoCpu;
+};
+std::vector<PairClass> pair_classes(const Machine& m) {
+  std::vector<PairClass> classes{
+      {"SMT sibling"}, {"shared cache"}, {"same package"}, {"other package"}};
+  for (CpuId c = 1; c < m.cpus; ++c) {
+    const size_t k = m.same_core(0, c) ? 0 : m.same_llc(0, c) ? 1 : m.same_package(0, c) ? 2 : 3;
+    if (classes[k].cpu == kNoCpu) classes[k].cpu = c;
+  }
+  std::erase_if(classes, [](const PairClass& p) { return p.cpu == kNoCpu; });
+  return classes;
+}
+
+class Calibrator {
+ public:
+  Calibrator(const CalibrationOptions& o, const std::function<void(const std::string&)>& progress)
+      : budget_(o.quick ? kQuick : kFull), progress_(progress), load_(1) {
+    c_.machine = host_machine();
+    load_ = LoadCheck(c_.machine.cpus);
+  }
+
+  Calibration run() {
+    const Time start = mono_now_ns();
+    measure_switch();
+    // The shared-cache pair (the common case of a remote wake-up) sets the machine's
+    // figures if there is one, else the nearest pair; the others are reported.
+    const std::vector<PairClass> pairs = pair_classes(c_.machine);
+    size_t setter = 0;
+    for (size_t i = 0; i < pairs.size(); ++i)
+      if (std::string(pairs[i].name) == "shared cache") setter = i;
+    for (size_t i = 0; i < pairs.size(); ++i) measure_wakeups(pairs[i], i == setter);
+    measure_timer();
+    measure_refill();
+    measure_corun();
+    measure_noise();
+    c_.busy = load_.busy();
+    c_.load = load_.summary();
+    c_.seconds = static_cast<double>(mono_now_ns() - start) / 1e9;
+    return std::move(c_);
+  }
+
+ private:
+  void step(const std::string& what) {
+    load_.sample();
+    if (progress_) progress_(what);
+  }
+  CalibrationFigure& add(const std::string& name, const std::string& sets, const Samples& s) {
+    return c_.figures.emplace_back(CalibrationFigure{
+        name, sets, "ns", static_cast<double>(s.percentile(0.5)),
+        static_cast<double>(s.percentile(0.1)), static_cast<double>(s.percentile(0.9)),
+        s.values.size(), s.empty() ? "no sample" : ""});
+  }
+  void not_measured(const std::string& name, const std::string& sets, const std::string& why) {
+    c_.figures.push_back({name, sets, "ns", 0, 0, 0, 0, "not measured: " + why});
+  }
+  MachineCosts& costs() { return c_.machine.costs; }
+
+  void measure_switch() {
+    step("context switch");
+    const Samples s = on_own_thread(
+        [&] { return context_switch(0, budget_.switch_batches, budget_.switch_rounds); });
+    add("context switch (pipe ping-pong on CPU 0)", "context_switch_ns", s);
+    switch_ns_ = s.percentile(0.5);
+    c_.machine.context_switch_ns = std::max<Time>(1, switch_ns_);
+  }
+
+  // Onto a busy target the latency is the IPI and the switch; onto an idle one the exit
+  // from the idle state comes on top.
+  void measure_wakeups(const PairClass& p, bool sets) {
+    const std::string pair = fmt::format("{}, 0->{}", p.name, p.cpu);
+    auto wake = [&](int count, Time idle, bool busy) {
+      return on_own_thread([&] { return futex_wakeups(0, p.cpu, count, idle, busy); });
+    };
+    step("remote wake-up, " + pair);
+    const WakeSamples busy = wake(budget_.wakeups, 0, true);
+    const WakeSamples shallow = wake(budget_.wakeups, 0, false);
+    add("remote wake-up onto a busy CPU (" + pair + ")", sets ? "wakeup_ipi_ns" : "", busy.latency);
+    add("remote wake-up onto a CPU idle a few us (" + pair + ")", "", shallow.latency);
+    const Time busy_ns = busy.latency.percentile(0.5);
+    std::vector<IdleState> states{
+        {"a few us", 0, std::max<Time>(0, shallow.latency.percentile(0.5) - busy_ns)}};
+    for (const auto& [idle, count] :
+         {std::pair{kNsPerMs, budget_.idle_1ms}, std::pair{10 * kNsPerMs, budget_.idle_10ms},
+          std::pair{100 * kNsPerMs, budget_.idle_100ms}}) {
+      const std::string label = fmt::format("{} ms", idle / kNsPerMs);
+      step("idle exit after " + label + ", " + pair);
+      const WakeSamples w = wake(count, idle, false);
+      add("remote wake-up onto a CPU idle " + label + " (" + pair + ")", sets ? "idle_exit_ns" : "",
+          w.latency);
+      states.push_back({label, idle, std::max<Time>(0, w.latency.percentile(0.5) - busy_ns)});
+    }
+    const Samples alone = on_own_thread([&] { return futex_wake_alone(0, budget_.wakeups); });
+    Samples send = shallow.send;
+    for (int64_t& v : send.values) v = std::max<int64_t>(0, v - alone.percentile(0.5));
+    add("waker's FUTEX_WAKE less one waking nobody (" + pair + ")", sets ? "wakeup_send_ns" : "",
+        send);
+    if (!sets) return;
+    costs().wakeup_ipi_ns = std::max<Time>(1, busy_ns - switch_ns_);
+    costs().wakeup_send_ns = std::max<Time>(1, send.percentile(0.5));
+    c_.machine.idle_states = states;
+  }
+
+  // The model wakes a timer's task at expiry + overshoot + the idle exit + a switch.
+  void measure_timer() {
+    step("timer overshoot");
+    const Samples s = on_own_thread([&] { return timer_overshoot(0, budget_.timers, kNsPerMs); });
+    add("timer overshoot of a 1 ms sleep (CPU 0)", "timer_overshoot_ns", s);
+    costs().timer_overshoot_ns =
+        std::max<Time>(1, s.percentile(0.5) - c_.machine.idle_exit_ns(kNsPerMs) - switch_ns_);
+  }
+
+  void measure_refill() {
+    const Machine& m = c_.machine;
+    int64_t bytes = private_cache_bytes(0);
+    if (bytes <= 0) bytes = 1 << 20;
+    CpuId within = kNoCpu, across = kNoCpu;
+    for (CpuId c = 1; c < m.cpus; ++c) {
+      if (within == kNoCpu && m.same_llc(0, c) && !m.same_core(0, c)) within = c;
+      if (across == kNoCpu && !m.same_llc(0, c)) across = c;
+    }
+    const std::string size = fmt::format("{} KB", bytes / 1024);
+    auto refill = [&](CpuId to, int64_t b) {
+      return on_own_thread([&] { return migration_refill(0, to, b, budget_.refills); });
+    };
+    if (within != kNoCpu) {
+      step("migration refill within a cache");
+      const Samples s = refill(within, bytes);
+      add(fmt::format("refill of {} after a move within a cache (0<->{})", size, within),
+          "shared_cache_migration_cost_ns", s);
+      c_.machine.shared_cache_migration_cost_ns = std::max<Time>(1, s.percentile(0.5));
+    } else {
+      not_measured("refill after a move within a cache", "shared_cache_migration_cost_ns",
+                   "no two cores share a cache");
+    }
+    if (across != kNoCpu) {
+      step("migration refill across caches");
+      const Samples s = refill(across, bytes);
+      add(fmt::format("refill of {} after a move across caches (0<->{})", size, across),
+          "migration_cost_ns", s);
+      c_.machine.migration_cost_ns = std::max<Time>(1, s.percentile(0.5));
+      const Samples handed = refill(across, 16 * 1024);
+      add(fmt::format("refill of 16 KB handed over across caches (0<->{})", across),
+          "wakeup_refill_ns", handed);
+      costs().wakeup_refill_ns = std::max<Time>(1, handed.percentile(0.5));
+    } else {
+      not_measured("refill after a move across caches", "migration_cost_ns",
+                   "every CPU shares one cache");
+      not_measured("refill of data handed over across caches", "wakeup_refill_ns",
+                   "every CPU shares one cache");
+    }
+    measure_refill_by_size(within != kNoCpu ? within : across, bytes);
+  }
+
+  // The refill of larger working sets after the same move, for the table only: the machine
+  // file keeps the refill of a private cache's worth (machine.h's migration cost).
+  void measure_refill_by_size(CpuId to, int64_t private_bytes) {
+    if (to == kNoCpu) return;
+    step("migration refill by working-set size");
+    for (const int64_t bytes : {4 * private_bytes, int64_t{16} << 20}) {
+      if (bytes <= private_bytes || (bytes == int64_t{16} << 20 && 4 * private_bytes >= bytes))
+        continue;
+      const Samples s =
+          on_own_thread([&] { return migration_refill(0, to, bytes, budget_.refills); });
+      add(fmt::format("refill of {} KB after a move (0<->{})", bytes / 1024, to), "", s);
+    }
+  }
+
+  void factor(const std::string& name, const std::string& sets, double value, double& out) {
+    c_.figures.push_back({name, sets, "x", value, value, value, 1, ""});
+    out = std::clamp(std::round(value * 1000) / 1000, 0.001, 16.0);
+  }
+
+  void measure_corun() {
+    const Machine& m = c_.machine;
+    CpuId shared = kNoCpu, sibling = kNoCpu;
+    for (CpuId c = 1; c < m.cpus; ++c) {
+      if (shared == kNoCpu && m.same_llc(0, c) && !m.same_core(0, c)) shared = c;
+      if (sibling == kNoCpu && m.same_core(0, c)) sibling = c;
+    }
+    // Twice the last-level cache, so that the walk is memory-bound: memory_intensity 1.
+    const int64_t bytes = 64 << 20;
+    if (shared != kNoCpu) {
+      step("co-run slowdown on a shared cache");
+      factor(fmt::format("co-run slowdown of a 64 MB walk beside another (0, {})", shared),
+             "shared_cache_slowdown", corun_slowdown(0, shared, true, bytes, budget_.corun_ns),
+             costs().shared_cache_slowdown);
+    } else {
+      not_measured("co-run slowdown on a shared cache", "shared_cache_slowdown",
+                   "no two cores share a cache");
+    }
+    if (sibling != kNoCpu) {
+      step("co-run slowdown on SMT siblings");
+      factor(fmt::format("co-run slowdown of a compute loop on SMT siblings (0, {})", sibling),
+             "smt_slowdown", corun_slowdown(0, sibling, false, 0, budget_.corun_ns),
+             costs().smt_slowdown);
+    } else {
+      not_measured("co-run slowdown on SMT siblings", "smt_slowdown", "no SMT siblings");
+    }
+  }
+
+  // One source per CPU: the rate of the gaps where another task ran, their mean and longest.
+  void measure_noise() {
+    step("background noise");
+    const std::vector<NoiseSamples> noise =
+        on_own_thread([&] { return preempted_gaps(c_.machine.cpus, budget_.noise_ns); });
+    for (const NoiseSamples& n : noise) {
+      add(fmt::format("preempted gap of a pinned hog (CPU {}, {} per s, {} gaps in all)", n.cpu,
+                      static_cast<double>(n.preempted.values.size()) * 1e9 /
+                          static_cast<double>(n.duration_ns),
+                      n.gaps),
+          "background", n.preempted);
+      if (n.preempted.empty()) continue;
+      BackgroundSource s;
+      s.cpus = std::vector<int>{n.cpu};
+      s.rate_hz = std::round(static_cast<double>(n.preempted.values.size()) * 1e9 /
+                             static_cast<double>(n.duration_ns) * 10) /
+                  10;
+      int64_t total = 0;
+      for (int64_t v : n.preempted.values) total += v;
+      s.burst_ns = std::max<int64_t>(1, total / static_cast<int64_t>(n.preempted.values.size()));
+      s.burst_max_ns = std::max(s.burst_ns, n.preempted.percentile(1.0));
+      c_.machine.background.push_back(s);
+    }
+  }
+
+  Budget budget_;
+  std::function<void(const std::string&)> progress_;
+  LoadCheck load_;
+  Calibration c_;
+  Time switch_ns_ = 0;
+};
+
+std::string shown(const CalibrationFigure& f, double v) {
+  if (f.unit == "x") return fmt::format("{:.3f}", v);
+  if (v >= 1e6) return fmt::format("{:.2f} ms", v / 1e6);
+  return fmt::format("{:.1f} us", v / 1e3);
+}
+
+}  // namespace
+
+Calibration calibrate_machine(const CalibrationOptions& options,
+                              const std::function<void(const std::string&)>& progress) {
+  return Calibrator(options, progress).run();
+}
+
+std::string calibration_table(const Calibration& c) {
+  std::string out = fmt::format("{:<72} {:>10} {:>21} {:>7}  {}\n", "figure", "median",
+                                "10th-90th percentile", "samples", "sets");
+  for (const CalibrationFigure& f : c.figures) {
+    if (!f.note.empty()) {
+      out +=
+          fmt::format("{:<72} {:>10} {:>21} {:>7}  {} ({})\n", f.name, "-", "-", 0, f.sets, f.note);
+      continue;
+    }
+    const std::string spread =
+        f.unit == "x" ? "-" : fmt::format("{} - {}", shown(f, f.p10), shown(f, f.p90));
+    out += fmt::format("{:<72} {:>10} {:>21} {:>7}  {}\n", f.name, shown(f, f.p50), spread,
+                       f.samples, f.sets);
+  }
+  return out;
+}
+
+std::string cached_machine_path(std::string* why) {
+  const std::string dir = cache_dir("", why);
+  return dir.empty() ? std::string() : dir + "/machine.json";
+}
+
+Machine model_of_this_machine(const std::string& file, std::string* which) {
+  auto read = [](const std::string& path) {
+    return read_machine(parse_json_file(path), JsonReader(path),
+                        std::filesystem::path(path).parent_path().string(), 1);
+  };
+  if (!file.empty()) {
+    *which = file;
+    return read(file);
+  }
+  Machine host = host_machine();
+  std::string why;
+  const std::string cached = cached_machine_path(&why);
+  if (const std::optional<std::string> text =
+          cached.empty() ? std::nullopt : read_cache_file(cached, max_input_bytes())) {
+    Machine m = read_machine(parse_json(*text, cached), JsonReader(cached),
+                             std::filesystem::path(cached).parent_path().string(), 1);
+    if (m.cpus == host.cpus) {
+      *which = cached + " (calibrated)";
+      return m;
+    }
+    *which = fmt::format(
+        "this host's topology, no costs ({} is for {} CPUs, this host has {}: "
+        "run `schedlab calibrate`)",
+        cached, m.cpus, host.cpus);
+    return host;
+  }
+  *which = cached.empty()
+               ? "this host's topology, no costs (no calibration cache: " + why + ")"
+               : "this host's topology, no costs (no calibration yet: run `schedlab calibrate`)";
+  return host;
+}
+
+}  // namespace schedlab

@@ -1,0 +1,54 @@
+#include "host/load_check.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <string>
+
+namespace schedlab {
+
+double load_average_1min() {
+  std::ifstream in("/proc/loadavg");
+  double load = 0;
+  in >> load;
+  return load;
+}
+
+int runnable_tasks() {
+  std::ifstream in("/proc/stat");
+  for (std::string key; in >> key;) {
+    if (key == "procs_running") {
+      int n = -1;
+      in >> n;
+      return n;
+    }
+    in.ignore(1 << 16, '\n');
+  }
+  return -1;
+}
+
+LoadCheck::LoadCheck(int cpus) : cpus_(cpus), load1_(load_average_1min()) {
+  sample();
+}
+
+void LoadCheck::sample() {
+  const int n = runnable_tasks();
+  if (n < 0) return;
+  others_ += std::max(0, n - 1);  // the reader itself is running
+  ++samples_;
+}
+
+// Judgement: half a CPU's worth of other work, on average or over the last minute, moves
+// the figures by more than they are worth.
+bool LoadCheck::busy() const {
+  return others_mean() >= 0.5 || load1_ >= 0.5 * cpus_;
+}
+
+std::string LoadCheck::summary() const {
+  return fmt::format(
+      "{}: {:.1f} other runnable tasks on average over {} samples, load {:.2f} "
+      "over the last minute ({} CPUs)",
+      busy() ? "busy" : "quiet", others_mean(), samples_, load1_, cpus_);
+}
+
+}  // namespace schedlab

@@ -1,0 +1,185 @@
+// EEVDF's pick in O(log n): the queued entities ordered by (vruntime, insertion), each
+// node caching the entity of earliest deadline in its subtree, as 6.6's augmented rbtree
+// caches min_deadline (kernel/sched/fair.c, __pick_eevdf and min_deadline_update).
+// Eligibility (vruntime <= V) holds for a prefix of that order, so the earliest deadline
+// among the eligible is found on one path from the root: wherever a node is eligible, its
+// whole left subtree is, and its cached minimum stands for it.
+//
+// Ties: the earlier deadline, then the smaller vruntime, then the earlier insertion (the
+// leftmost of equal keys, where the kernel's tree puts the older entity).
+//
+// A treap (priorities hashed from the insertion number) over nodes indexed by task id,
+// one root per run queue: its shape depends only on the keys and priorities, so erasing a
+// node and inserting it again with its old insertion number restores the same tree.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "util/types.h"
+
+namespace schedlab::eevdf {
+
+class DeadlineTree {
+ public:
+  // Room for a task's node, the first time its id is seen.
+  void grow(TaskId id) {
+    if (static_cast<size_t>(id) >= nodes_.size()) nodes_.resize(static_cast<size_t>(id) + 1);
+  }
+
+  // Inserts `id` under `root`, after every entity of equal vruntime inserted before it.
+  void insert(TaskId& root, TaskId id, int64_t vruntime, int64_t deadline) {
+    insert_as(root, id, vruntime, deadline, next_seq_++);
+  }
+  // Erases `id`; the key and deadline it was inserted with are the ones it is found by.
+  void erase(TaskId& root, TaskId id) {
+    erase_at(root, id);
+    nodes_[id].queued = false;
+  }
+  bool contains(TaskId id) const {
+    return static_cast<size_t>(id) < nodes_.size() && nodes_[id].queued;
+  }
+  // pick() with `excluded` (which is in the tree) left out: it is erased and inserted again
+  // with its old insertion number, which leaves the tree as it was.
+  template <typename F>
+  TaskId pick_without(TaskId& root, TaskId excluded, F&& eligible) {
+    const Node saved = nodes_[excluded];
+    erase_at(root, excluded);
+    const TaskId best = pick(root, eligible);
+    insert_as(root, excluded, saved.vruntime, saved.deadline, saved.seq);
+    return best;
+  }
+  // The entity of earliest deadline among those for which eligible(vruntime) holds, where
+  // eligible is true for a prefix of the vruntime order; kNoTask if none is.
+  template <typename F>
+  TaskId pick(TaskId root, F&& eligible) const {
+    TaskId best = kNoTask;
+    for (TaskId x = root; x != kNoTask;) {
+      const Node& n = nodes_[x];
+      if (!eligible(n.vruntime)) {
+        x = n.left;
+        continue;
+      }
+      if (n.left != kNoTask) best = better(best, nodes_[n.left].best);
+      best = better(best, x);
+      x = n.right;
+    }
+    return best;
+  }
+  // The subtree minimum of every node is right and the order holds: for invariant checks.
+  bool consistent(TaskId root) const { return check(root, nullptr, nullptr) >= 0; }
+  size_t size(TaskId root) const {
+    return root == kNoTask ? 0 : 1 + size(nodes_[root].left) + size(nodes_[root].right);
+  }
+
+ private:
+  struct Node {
+    int64_t vruntime = 0, deadline = 0;
+    uint64_t seq = 0;
+    uint64_t priority = 0;
+    TaskId left = kNoTask, right = kNoTask;
+    TaskId best = kNoTask;  // earliest deadline in this subtree
+    bool queued = false;
+  };
+
+  // splitmix64: a priority that looks random but depends only on the insertion number.
+  static uint64_t priority_of(uint64_t seq) {
+    uint64_t z = seq + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  bool key_before(TaskId a, TaskId b) const {
+    const Node &x = nodes_[a], &y = nodes_[b];
+    return x.vruntime != y.vruntime ? x.vruntime < y.vruntime : x.seq < y.seq;
+  }
+  TaskId better(TaskId a, TaskId b) const {
+    if (a == kNoTask) return b;
+    if (b == kNoTask) return a;
+    const Node &x = nodes_[a], &y = nodes_[b];
+    if (x.deadline != y.deadline) return x.deadline < y.deadline ? a : b;
+    if (x.vruntime != y.vruntime) return x.vruntime < y.vruntime ? a : b;
+    return x.seq < y.seq ? a : b;
+  }
+  void pull(TaskId x) {
+    Node& n = nodes_[x];
+    TaskId best = x;
+    if (n.left != kNoTask) best = better(nodes_[n.left].best, best);
+    if (n.right != kNoTask) best = better(best, nodes_[n.right].best);
+    n.best = best;
+  }
+  // Splits `t` into the keys before `id`'s (l) and the rest (r).
+  void split(TaskId t, TaskId id, TaskId& l, TaskId& r) {
+    if (t == kNoTask) {
+      l = r = kNoTask;
+      return;
+    }
+    if (key_before(t, id)) {
+      split(nodes_[t].right, id, nodes_[t].right, r);
+      l = t;
+    } else {
+      split(nodes_[t].left, id, l, nodes_[t].left);
+      r = t;
+    }
+    pull(t);
+  }
+  // Joins two trees, every key of l before every key of r.
+  TaskId merge(TaskId l, TaskId r) {
+    if (l == kNoTask) return r;
+    if (r == kNoTask) return l;
+    if (nodes_[l].priority > nodes_[r].priority) {
+      nodes_[l].right = merge(nodes_[l].right, r);
+      pull(l);
+      return l;
+    }
+    nodes_[r].left = merge(l, nodes_[r].left);
+    pull(r);
+    return r;
+  }
+  void insert_as(TaskId& root, TaskId id, int64_t vruntime, int64_t deadline, uint64_t seq) {
+    Node& n = nodes_[id];
+    n = Node{vruntime, deadline, seq, priority_of(seq), kNoTask, kNoTask, id, true};
+    insert_at(root, id);
+  }
+  void insert_at(TaskId& t, TaskId id) {
+    if (t == kNoTask) {
+      t = id;
+      return;
+    }
+    if (nodes_[id].priority > nodes_[t].priority) {
+      split(t, id, nodes_[id].left, nodes_[id].right);
+      pull(id);
+      t = id;
+      return;
+    }
+    insert_at(key_before(id, t) ? nodes_[t].left : nodes_[t].right, id);
+    pull(t);
+  }
+  void erase_at(TaskId& t, TaskId id) {
+    if (t == id) {
+      t = merge(nodes_[id].left, nodes_[id].right);
+      return;
+    }
+    erase_at(key_before(id, t) ? nodes_[t].left : nodes_[t].right, id);
+    pull(t);
+  }
+  // The subtree's size if its order, heap and minima hold, else -1.
+  long check(TaskId t, const TaskId* lo, const TaskId* hi) const {
+    if (t == kNoTask) return 0;
+    const Node& n = nodes_[t];
+    if ((lo && !key_before(*lo, t)) || (hi && !key_before(t, *hi))) return -1;
+    for (TaskId c : {n.left, n.right})
+      if (c != kNoTask && nodes_[c].priority > n.priority) return -1;
+    TaskId best = t;
+    if (n.left != kNoTask) best = better(nodes_[n.left].best, best);
+    if (n.right != kNoTask) best = better(best, nodes_[n.right].best);
+    if (best != n.best) return -1;
+    const long l = check(n.left, lo, &t), r = check(n.right, &t, hi);
+    return l < 0 || r < 0 ? -1 : 1 + l + r;
+  }
+
+  std::vector<Node> nodes_;
+  uint64_t next_seq_ = 0;
+};
+
+}  // namespace schedlab::eevdf
