@@ -44,7 +44,7 @@ std::string complete(const std::string& script, const std::string& words) {
 
 TEST(Completion, OffersCommandsOptionsAndSchedulers) {
   const std::string s = completion_script();
-  EXPECT_EQ(complete(s, "schedlab r"), "run record reproduce");
+  EXPECT_EQ(complete(s, "schedlab r"), "run record reproduce replay-check");
   EXPECT_EQ(complete(s, "schedlab ho"), "host");
   EXPECT_EQ(complete(s, "schedlab host b"), "bench");
   EXPECT_EQ(complete(s, "schedlab run x.json --polic"), "--policy");

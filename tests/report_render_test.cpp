@@ -109,7 +109,8 @@ TEST(ReportRender, TheE1ReportAndARunReportLoadWithoutErrorsAndEveryImage) {
   EXPECT_EQ(e1.errors, 0) << e1.detail;
   // E1 A's plot draws table A beside the simulated medians: a key entry per series.
   const std::string svg = read_file(dir / "e1-x264-ultrafast.svg");
-  for (const char* series : {"bfs", "cfs-2.6.31", "bfs (published)", "cfs-2.6.31 (published)"})
+  for (const char* series :
+       {"bfs-0.232", "cfs-2.6.31", "bfs-0.232 (published)", "cfs-2.6.31 (published)"})
     EXPECT_NE(svg.find(std::string("<text>") + series + "</text>"), std::string::npos) << series;
   EXPECT_NE(read_file(dir / "e1-x264-ultrafast.gp").find("$p0 << EOD\n1 124.79\n"),
             std::string::npos);

@@ -87,7 +87,7 @@ Command add_completion(CLI::App& parent) {
   auto shell = std::make_shared<std::string>();
   cmd->add_option("shell", *shell, "the shell: bash")->required()->check(CLI::IsMember({"bash"}));
   const CLI::App* root = &parent;
-  // `shell` lives as long as the command (CLI11 writes it while parsing).
+  // The lambda keeps `shell` alive: CLI11 writes the parsed value through the reference.
   return {cmd, [root, shell](std::ostream& out, std::ostream&) {
             out << bash_script(*root);
             return 0;

@@ -28,23 +28,24 @@ struct MarkLabel {
   const char* rate_unit;
 };
 const MarkLabel kMarks[] = {
-    {"frames", "Frames", "fps"},                        // x264, mplayer
-    {"gears_frames", "glxgears frames", "fps"},         // glitch1 (E5)
-    {"transactions", "Transactions", "tps"},            // OLTP (sysbench)
-    {"queries", "Queries", "1/s"},                      // OLTP
-    {"tbench_bytes", "Bytes", "B/s"},                   // tbench
-    {"tbench_ops", "tbench operations", "1/s"},         // tbench
-    {"messages", "Messages", "1/s"},                    // hackbench, messaging (vmark)
-    {"requests", "Requests", "1/s"},                    // schbench
-    {"objects", "Objects compiled", "1/s"},             // kbuild
-    {"konsole_ready", "konsole ready", "1/s"},          // konsole
-    {"movie_done", "Movie finished", "1/s"},            // mplayer
-    {"songs", "Songs loaded", "1/s"},                   // amarok
-    {"collection_loaded", "Collection loaded", "1/s"},  // amarok
-    {"lines", "Lines scrolled", "1/s"},                 // glitch1
-    {"redraws", "Redraws", "1/s"},                      // glitch1
-    {"periods", "Periods", "1/s"},                      // demo.json
-    {"round_trips", "Round trips", "1/s"},              // demo.json
+    {"frames", "Frames", "fps"},                            // x264, mplayer
+    {"gears_frames", "glxgears frames", "fps"},             // glitch1 (E5)
+    {"transactions", "Transactions", "tps"},                // OLTP (sysbench)
+    {"queries", "Queries", "1/s"},                          // OLTP
+    {"read_write_requests", "Read/write requests", "1/s"},  // sysbench's request rate
+    {"tbench_bytes", "Bytes", "B/s"},                       // tbench
+    {"tbench_ops", "tbench operations", "1/s"},             // tbench
+    {"messages", "Messages", "1/s"},                        // hackbench, messaging (vmark)
+    {"requests", "Requests", "1/s"},                        // schbench
+    {"objects", "Objects compiled", "1/s"},                 // kbuild
+    {"konsole_ready", "konsole ready", "1/s"},              // konsole
+    {"movie_done", "Movie finished", "1/s"},                // mplayer
+    {"songs", "Songs loaded", "1/s"},                       // amarok
+    {"collection_loaded", "Collection loaded", "1/s"},      // amarok
+    {"lines", "Lines scrolled", "1/s"},                     // glitch1
+    {"redraws", "Redraws", "1/s"},                          // glitch1
+    {"periods", "Periods", "1/s"},                          // demo.json
+    {"round_trips", "Round trips", "1/s"},                  // demo.json
 };
 
 // The families of per-mark columns: marks.<mark>.<what>.
