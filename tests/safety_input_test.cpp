@@ -219,7 +219,11 @@ TEST(WriteErrors, AFullDeviceIsAnErrorForEveryOutput) {
   expect_input_error(cli({"run", f, "--trace", "/dev/full"}), "/dev/full" + full);
   expect_input_error(cli({"run", f, "--ftrace", "/dev/full"}), "/dev/full" + full);
   expect_input_error(cli({"sweep", f, "--out", "/dev/full"}), "/dev/full" + full);
-  expect_input_error(cli({"sweep", f, "--plot", "/dev/full"}), "/dev/full" + full);
+  // A plot is named by its format (its .gp script is written beside it, in the folder).
+  const std::string plot = dir.file("p.svg");
+  ASSERT_EQ(symlink("/dev/full", plot.c_str()), 0);
+  expect_input_error(cli({"sweep", f, "--plot", plot}), plot + full);
+  expect_input_error(cli({"run", f, "--report", "/dev/full"}), "/dev/full" + full);
   const std::string csv = dir.file("r.csv");
   ASSERT_EQ(cli({"sweep", f, "--out", csv}).code, 0);
   expect_input_error(cli({"merge", csv, "--out", "/dev/full"}), "/dev/full" + full);
