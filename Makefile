@@ -1,20 +1,26 @@
-# Front door: `make demo`, `make test`, `make bench`, `make install`. Installs missing
-# Debian packages with apt-get when run as root, and names them otherwise.
-.PHONY: all build test test-release test-asan test-slurm demo bench deps deps-demo install \
-        format clean
+# Front door: `make demo`, `make test`, `make bench`, `make install`, `make test-clang`,
+# `make fuzz`. Installs missing Debian packages with apt-get when run as root, and names
+# them otherwise.
+.PHONY: all build test test-release test-asan test-clang test-slurm fuzz demo bench deps \
+        deps-demo install format clean
 
 # What the demo needs (the schedlab binary and gnuplot for its plots), then the rest:
 # tests, benchmarks, the host programs, the man page, the headless browser of the
-# report test.
+# report test, clang and its sanitizer runtimes for `make test-clang` and `make fuzz`.
 DEMO_PACKAGES := cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev \
-                 pkg-config libtracecmd-dev libtraceevent-dev gnuplot-nox
+                 pkg-config libtracefs-dev libtracecmd-dev libtraceevent-dev gnuplot-nox
 DEB_PACKAGES := $(DEMO_PACKAGES) libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 \
-                dbench rt-tests help2man chromium
+                dbench rt-tests help2man chromium clang-14 libclang-rt-14-dev
 # Only for `make test-slurm` (a single-node Slurm on this machine).
 SLURM_PACKAGES := slurm-wlm munge
 BUILD := build
 PREFIX ?= /usr/local
 ASAN_BUILD := build-asan
+CLANG_BUILD := build-clang
+FUZZ_BUILD := build-fuzz
+CLANG_CC ?= clang-14
+CLANG_CXX ?= clang++-14
+FUZZ_SECONDS ?= 60
 JOBS ?= $(shell nproc)
 
 all: build
@@ -56,6 +62,21 @@ test-asan: deps
 
 test: test-release test-asan
 
+# The tests again, built with clang (the project builds with g++ and clang alike).
+test-clang: deps
+	CC=$(CLANG_CC) CXX=$(CLANG_CXX) cmake -S . -B $(CLANG_BUILD) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=Release -DSCHEDLAB_BENCH=OFF
+	cmake --build $(CLANG_BUILD) -j $(JOBS)
+	ctest --test-dir $(CLANG_BUILD) --output-on-failure -j $(JOBS)
+
+# The libFuzzer harnesses of fuzz/ (clang, AddressSanitizer, UndefinedBehaviorSanitizer),
+# each run for FUZZ_SECONDS; fails on any crash, sanitizer report, timeout or out-of-memory.
+fuzz: deps
+	CC=$(CLANG_CC) CXX=$(CLANG_CXX) cmake -S . -B $(FUZZ_BUILD) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-O1 -DCMAKE_CXX_FLAGS=-O1 -DSCHEDLAB_FUZZ=ON
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(FUZZ_BUILD)
+
 # A sharded sweep as a job array on a single-node Slurm started for the test (Debian's
 # slurm-wlm and munge; skipped with a message where they are missing or cannot start).
 test-slurm: build
@@ -84,4 +105,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(CLANG_BUILD) $(FUZZ_BUILD)

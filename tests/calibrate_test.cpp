@@ -217,6 +217,20 @@ TEST(Calibrate, CompareAndValidateSayWhichMachineTheyUse) {
   EXPECT_THROW(model_of_this_machine("/nonexistent/machine.json", &which), std::exception);
 }
 
+// The cached file is read as a cache file: a symlink planted at its name is not followed.
+TEST(Calibrate, ACachedMachineFileIsNotReadThroughASymlink) {
+  const CacheDir cache("schedlab_machine_symlink_test");
+  std::string which;
+  Machine planted = model_of_this_machine("", &which);
+  planted.costs.wakeup_ipi_ns = 4321;
+  std::ofstream(cache.path("planted.json")) << machine_file_text(planted, "planted");
+  std::filesystem::create_directories(cache.path("schedlab"));
+  std::filesystem::create_symlink(cache.path("planted.json"), cache.path("schedlab/machine.json"));
+  const Machine m = model_of_this_machine("", &which);
+  EXPECT_EQ(m.costs.wakeup_ipi_ns, 0);
+  EXPECT_NE(which.find("no calibration yet"), std::string::npos) << which;
+}
+
 std::vector<std::string> suite_files() {
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(std::string(SCHEDLAB_SOURCE_DIR) +

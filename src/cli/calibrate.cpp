@@ -11,8 +11,10 @@
 #include "cli/options.h"
 #include "host/calibration.h"
 #include "host/host_machine.h"
+#include "host/user_dirs.h"
 #include "json/jtree.h"
 #include "util/error.h"
+#include "util/output_file.h"
 
 namespace schedlab {
 
@@ -27,7 +29,7 @@ void write_machine_file(const std::string& path, const std::string& text) {
   const std::filesystem::path p(path);
   std::error_code ec;
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  *open_output(path) << text;
+  write_output(path, text);
   // What was written must read back: a machine file that check accepts.
   read_machine(parse_json_file(path), JsonReader(path), p.parent_path().string(), 1);
 }
@@ -48,9 +50,17 @@ int calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err) {
       "another task preempted a pinned hog.",
       a.quick ? " --quick" : "", host_kernel_release(), c.seconds, c.load);
   const std::string text = machine_file_text(c.machine, comment);
-  const std::string cached = cached_machine_path();
-  write_machine_file(cached, text);
-  out << "machine file: " << cached << "\n";
+  // What is written must read back: a machine file that check accepts.
+  read_machine(parse_json(text, "the calibrated machine"), JsonReader("the calibrated machine"), "",
+               1);
+  std::string why;
+  const std::string cached = cached_machine_path(&why);
+  if (cached.empty())
+    err << "schedlab: note: the machine file is not cached: " << why << "\n";
+  else if (!write_cache_file(cached, [&text](std::ostream& os) { os << text; }))
+    err << "schedlab: warning: could not write the cached machine file " << cached << "\n";
+  else
+    out << "machine file: " << cached << "\n";
   if (!a.out.empty()) {
     write_machine_file(a.out, text);
     out << "machine file: " << a.out << "\n";

@@ -2,12 +2,16 @@
 // become a line on stderr and an exit code.
 #include "cli/cli.h"
 
+#include <fmt/format.h>
+
 #include <map>
 
 #include "cli/command.h"
 #include "cli/usage.h"
 #include "cli/version.h"
 #include "util/error.h"
+#include "util/input_file.h"
+#include "util/limits.h"
 
 namespace schedlab {
 
@@ -78,11 +82,25 @@ int run_reporting_errors(const Action& action, std::ostream& out, std::ostream& 
   }
 }
 
+// --max-input, an option of every command (it falls through from the subcommand).
+void apply_max_input(const std::string& text) {
+  uint64_t bytes = kDefaultMaxInputBytes;
+  if (!text.empty() && (!parse_byte_count(text, bytes) || bytes == 0))
+    throw InputError("", "--max-input " + text,
+                     "expected a positive byte count such as 500000, 64M or 1G");
+  set_max_input_bytes(bytes);
+}
+
 }  // namespace
 
 int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"schedlab: a laboratory for CPU schedulers", "schedlab"};
   app.require_subcommand(1);
+  app.fallthrough();
+  std::string max_input;
+  app.add_option("--max-input", max_input,
+                 fmt::format("largest input file read, in bytes; K, M, G suffixes (default {}M)",
+                             kDefaultMaxInputBytes >> 20));
   app.set_version_flag("--version", version_text());
   app.set_help_all_flag("--help-all", "Print this help and every command's, then exit");
   std::map<std::string, CLI::App*> groups;
@@ -109,7 +127,13 @@ int cli_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return 2;
   }
   for (const Command& c : commands)
-    if (c.app->parsed()) return run_reporting_errors(c.action, out, err);
+    if (c.app->parsed())
+      return run_reporting_errors(
+          [&](std::ostream& o, std::ostream& e) {
+            apply_max_input(max_input);
+            return c.action(o, e);
+          },
+          out, err);
   return 0;
 }
 

@@ -22,8 +22,9 @@ int analyze(const AnalyzeArgs& a, std::ostream& out, std::ostream& err) {
   Analyzer analyzer;
   SinkList sinks;
   sinks.add(&analyzer);
-  const OptionalWriters writers(a.report, sinks, out);
+  OptionalWriters writers(a.report, sinks, out);
   const FtraceStats stats = parse_trace_file(a.trace_file, sinks);
+  writers.close();
   for (const std::string& n : stats.notes) err << "schedlab: note: " << n << "\n";
   if (stats.lost_events)
     err << fmt::format(

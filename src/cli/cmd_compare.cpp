@@ -112,10 +112,11 @@ Command add_compare(CLI::App& parent) {
   add_host_scenario_options(*cmd, a->scenario);
   cmd->add_option("--duration", a->scenario.duration_s,
                   "seconds (default global.duration, else 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(seconds_in(kMaxDurationSeconds));
   cmd->add_option("--policy", a->policy,
                   "simulated scheduler (default: the model of the running kernel)");
   cmd->add_flag("--recalibrate", a->session.recalibrate, "measure the busy loop again");
+  add_max_threads_option(*cmd, a->session);
   cmd->add_option("--machine", a->machine,
                   "machine file to simulate on (default: the one `schedlab calibrate` cached)");
   return {cmd, [a](std::ostream& out, std::ostream& err) { return compare(*a, out, err); }};

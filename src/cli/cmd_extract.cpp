@@ -3,13 +3,15 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
+#include <cstdlib>
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/options.h"
 #include "extract/extract.h"
 #include "host/ftrace_parser.h"
 #include "util/error.h"
+#include "util/output_file.h"
 
 namespace schedlab {
 
@@ -45,8 +47,7 @@ int extract(const ExtractArgs& a, std::ostream& out, std::ostream& err) {
   if (a.out.empty() || a.out == "-") {
     out << text;
   } else {
-    std::ofstream f(a.out, std::ios::binary);
-    if (!f || !(f << text)) throw InputError(a.out, "", "cannot write");
+    write_output(a.out, text);
   }
   size_t steps = 0, phases = 0;
   for (const XTask& t : w.tasks)
@@ -76,10 +77,22 @@ Command add_extract(CLI::App& parent) {
                   "select threads whose name matches this shell pattern (repeatable); their "
                   "forked children follow");
   cmd->add_option("--pid", a->pids, "select the thread or thread group P (repeatable)");
+  // Finite seconds from 0 (CLI::NonNegativeNumber would take "nan").
+  const CLI::Validator from_zero(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0 ||
+            v > kMaxDurationSeconds)
+          return fmt::format("'{}' is not a number of seconds in [0, {:g}]", text,
+                             kMaxDurationSeconds);
+        return {};
+      },
+      "SECONDS");
   cmd->add_option("--from", a->from_s, "start of the window, seconds from the trace's start")
-      ->check(CLI::NonNegativeNumber);
+      ->check(from_zero);
   cmd->add_option("--to", a->to_s, "end of the window, seconds from the trace's start")
-      ->check(CLI::NonNegativeNumber);
+      ->check(from_zero);
   cmd->add_flag("--exact", a->exact, "keep every burst (no loops)");
   cmd->add_flag("--softirq-wakers", a->softirq,
                 "a wake-up in soft-interrupt context is the interrupted task's (loopback "
@@ -87,7 +100,7 @@ Command add_extract(CLI::App& parent) {
   cmd->add_option("--tolerance", a->tolerance,
                   "percent within which repeated steps form a loop and wake-ups a timer "
                   "(default 10; at least 2 us)")
-      ->check(CLI::Range(0, 100));
+      ->transform(integer_in(0, 100));
   cmd->add_option("--machine", a->machine,
                   "machine file the scenario names (as written; default a flat machine of "
                   "the trace's CPU count)");

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <memory>
 
 #include "cli/command.h"
@@ -24,27 +25,33 @@ struct HostBenchArgs {
   PlotArgs plot_args;
 };
 
-// "1..8", "1,2,4" or "4".
+// "1..8", "1,2,4" or "4": each number the whole of its piece, 1..kMaxCount.
 std::vector<int> parse_counts(const std::string& text) {
+  constexpr int kMaxCount = 4096;
+  auto whole = [](std::string_view s, int& v) {
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return !s.empty() && ec == std::errc() && p == s.data() + s.size() && v >= 1 && v <= kMaxCount;
+  };
   std::vector<int> counts;
-  try {
-    const auto dots = text.find("..");
-    if (dots != std::string::npos) {
-      const int lo = std::stoi(text.substr(0, dots)), hi = std::stoi(text.substr(dots + 2));
-      for (int i = lo; i <= hi; ++i) counts.push_back(i);
-    } else {
-      for (size_t start = 0; start < text.size();) {
-        const size_t comma = text.find(',', start);
-        counts.push_back(std::stoi(text.substr(start, comma - start)));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
+  const std::string_view t = text;
+  bool ok = true;
+  if (const auto dots = t.find(".."); dots != std::string_view::npos) {
+    int lo = 0, hi = 0;
+    ok = whole(t.substr(0, dots), lo) && whole(t.substr(dots + 2), hi);
+    for (int i = lo; ok && i <= hi; ++i) counts.push_back(i);
+  } else {
+    for (size_t start = 0; ok;) {
+      const size_t comma = t.find(',', start);
+      int v = 0;
+      ok = whole(t.substr(start, comma == std::string_view::npos ? t.npos : comma - start), v);
+      counts.push_back(v);
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
     }
-  } catch (const std::exception&) {
-    counts.clear();
   }
-  if (counts.empty() || *std::min_element(counts.begin(), counts.end()) < 1)
-    throw InputError("", "--counts " + text, "expected lo..hi or a,b,c of positive integers");
+  if (!ok || counts.empty())
+    throw InputError("", "--counts " + text,
+                     fmt::format("expected lo..hi or a,b,c of integers in 1..{}", kMaxCount));
   return counts;
 }
 
@@ -75,7 +82,7 @@ int host_bench_command(const HostBenchArgs& a, std::ostream& out, std::ostream& 
                                                    : "groups";
   const std::string metric = bench_unit(o.program);
   const ResultTable table = run_bench(o, axis, metric, err);
-  if (!a.out.empty()) *open_output(a.out) << results_csv(table);
+  if (!a.out.empty()) write_output(a.out, results_csv(table));
   const Aggregate agg = aggregate_results(table, {axis}, metric);
   out << fmt::format("{} on this machine, {} (median [min-max] of {})\n", o.program, metric,
                      o.repeat)
@@ -90,14 +97,16 @@ int host_bench_command(const HostBenchArgs& a, std::ostream& out, std::ostream& 
 
 void add_program_options(CLI::App& cmd, HostBenchOptions& o) {
   cmd.add_option("--preset", o.preset, "x264 preset (default ultrafast)");
-  cmd.add_option("--frames", o.frames, "x264 frames (default 100)")->check(CLI::Range(1, 100000));
-  cmd.add_option("--width", o.width, "x264 clip width (default 704)")->check(CLI::Range(16, 8192));
+  cmd.add_option("--frames", o.frames, "x264 frames (default 100)")
+      ->transform(integer_in(1, 100000));
+  cmd.add_option("--width", o.width, "x264 clip width (default 704)")
+      ->transform(integer_in(16, 8192));
   cmd.add_option("--height", o.height, "x264 clip height (default 576)")
-      ->check(CLI::Range(16, 8192));
+      ->transform(integer_in(16, 8192));
   cmd.add_option("--seconds", o.seconds, "tbench run time (default 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(seconds_in(kMaxDurationSeconds));
   cmd.add_option("--loops", o.loops, "hackbench loops (default 100)")
-      ->check(CLI::Range(1, 1000000));
+      ->transform(integer_in(1, 1000000));
   cmd.add_flag("--processes", o.processes, "hackbench with processes");
   cmd.add_option("--file", o.file, "rt-app JSON file (rtapp)");
 }
@@ -112,15 +121,17 @@ Command add_host_bench(CLI::App& host) {
   cmd->add_option("program", o.program, "x264, tbench, hackbench or rtapp")->required();
   cmd->add_option("--counts", a->counts,
                   "threads (x264), clients (tbench) or groups (hackbench): lo..hi or a,b,c");
-  cmd->add_option("--repeat", o.repeat, "runs per count (default 3)")->check(CLI::Range(1, 100));
+  cmd->add_option("--repeat", o.repeat, "runs per count (default 3)")
+      ->transform(integer_in(1, 100));
   cmd->add_option("--policy", o.policy,
                   "SCHED_OTHER (default), SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR");
-  cmd->add_option("--priority", o.rt_priority, "for SCHED_FIFO/RR (default 10)");
-  cmd->add_option("--nice", o.nice, "nice value")->check(CLI::Range(-20, 19));
+  cmd->add_option("--priority", o.rt_priority, "for SCHED_FIFO/RR (default 10)")
+      ->transform(integer_in(1, 99));
+  cmd->add_option("--nice", o.nice, "nice value")->transform(integer_in(-20, 19));
   cmd->add_option("--cpus", o.cpus, "taskset CPU list");
   add_program_options(*cmd, o);
   cmd->add_option("--timeout", o.timeout_s, "seconds per run (default 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(seconds_in(kMaxDurationSeconds));
   cmd->add_option("--out", a->out, "results CSV");
   cmd->add_option("--plot", a->plot, "plot: .svg, .png or .pdf (by gnuplot)");
   add_plot_options(*cmd, a->plot_args);

@@ -23,8 +23,9 @@ int host_run(const HostRunArgs& a, std::ostream& out, std::ostream& err) {
   Analyzer analyzer;
   SinkList sinks;
   sinks.add(&analyzer);
-  const OptionalWriters writers(a.report, sinks, out);
+  OptionalWriters writers(a.report, sinks, out);
   const HostSessionResult r = run_recorded(scenario, a.session, sinks);
+  writers.close();
   for (const std::string& n : r.notes) err << "schedlab: note: " << n << "\n";
   print_reports(a.report, analyzer.metrics(), out, err);
   return r.interrupted ? 130 : 0;
@@ -39,13 +40,15 @@ Command add_host_run(CLI::App& host) {
   add_host_scenario_options(*cmd, a->scenario);
   cmd->add_option("--duration", a->scenario.duration_s,
                   "seconds before the run is stopped (default global.duration, else 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(seconds_in(kMaxDurationSeconds));
   add_report_options(*cmd, a->report);
-  cmd->add_option("--keep-trace", a->session.keep_trace, "keep the ftrace text in this file");
+  cmd->add_option("--keep-trace", a->session.keep_trace,
+                  "keep the ftrace text in this file (written 0600)");
   cmd->add_flag("--recalibrate", a->session.recalibrate, "measure the busy loop again");
-  cmd->add_option("--buffer-kb", a->session.buffer_kb, "per-CPU trace buffer (default 8192)")
-      ->check(CLI::Range(64, 1 << 22));
-  cmd->add_option("--tracefs", a->session.tracefs_dir, "tracefs directory");
+  cmd->add_option("--buffer-kb", a->session.trace.buffer_kb, "per-CPU trace buffer (default 8192)")
+      ->transform(integer_in(64, 1 << 22));
+  cmd->add_option("--tracefs", a->session.trace.tracefs_dir, "tracefs directory");
+  add_max_threads_option(*cmd, a->session);
   return {cmd, [a](std::ostream& out, std::ostream& err) { return host_run(*a, out, err); }};
 }
 

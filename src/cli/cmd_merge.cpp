@@ -17,7 +17,7 @@ struct MergeArgs {
 int merge(const MergeArgs& a) {
   std::vector<std::pair<std::string, ResultTable>> parts;
   for (const std::string& f : a.inputs) parts.emplace_back(f, read_results_csv(f));
-  *open_output(a.out) << results_csv(merge_results(parts));
+  write_output(a.out, results_csv(merge_results(parts)));
   return 0;
 }
 

@@ -3,14 +3,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/options.h"
 #include "extract/extract.h"
 #include "host/ftrace_parser.h"
 #include "host/tracefs.h"
 #include "util/error.h"
+#include "util/output_file.h"
 
 namespace schedlab {
 
@@ -19,11 +20,15 @@ namespace {
 struct RecordWorkloadArgs {
   RecordOptions record;
   std::string out = "schedlab-workload.json", machine;
-  bool exact = false;
+  bool exact = false, out_named = false;
 };
 
-int record_workload(RecordWorkloadArgs a, std::ostream& out, std::ostream& err) {
-  if (a.record.out == "schedlab-trace.txt") a.record.out = a.out + ".trace.txt";
+int record_workload(RecordWorkloadArgs a, const CLI::App& cmd, std::ostream& out,
+                    std::ostream& err) {
+  // A default name (the user's folder, schedlab's name) is not followed through a symlink.
+  a.out_named = cmd.count("--out") > 0;
+  a.record.out_named = cmd.count("--trace") > 0;
+  if (!a.record.out_named) a.record.out = a.out + ".trace.txt";
   const RecordResult r = record_command(a.record);
   if (r.overruns)
     err << fmt::format("schedlab: note: the trace buffer dropped {} events (raise --buffer-kb)\n",
@@ -35,9 +40,9 @@ int record_workload(RecordWorkloadArgs a, std::ostream& out, std::ostream& err) 
   o.exact = a.exact;
   FtraceStats stats;
   const ExtractedWorkload w = extract_trace_file(a.record.out, o, &stats);
-  std::ofstream f(a.out, std::ios::binary);
-  if (!f || !(f << scenario_json(w, a.record.out, a.machine)))
-    throw InputError(a.out, "", "cannot write");
+  OutputOptions written;
+  written.follow_symlink = a.out_named;
+  write_output(a.out, scenario_json(w, a.record.out, a.machine), written);
   out << fmt::format(
       "recorded {} trace lines to {}; the command exited (status {}); {} tasks, {} wake-up "
       "edges extracted to {}\n",
@@ -56,13 +61,15 @@ Command add_record_workload(CLI::App& host) {
   cmd->add_option("--out", a->out, "scenario file (default schedlab-workload.json)");
   cmd->add_option("--trace", a->record.out, "the recorded trace (default OUT.trace.txt)");
   cmd->add_option("--timeout", a->record.timeout_s, "stop the command after this many seconds")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--buffer-kb", a->record.buffer_kb, "per-CPU trace buffer (default 8192)")
-      ->check(CLI::Range(64, 1 << 22));
+      ->check(seconds_in(kMaxDurationSeconds));
+  cmd->add_option("--buffer-kb", a->record.trace.buffer_kb, "per-CPU trace buffer (default 8192)")
+      ->transform(integer_in(64, 1 << 22));
   cmd->add_option("--machine", a->machine, "machine file the scenario names");
   cmd->add_flag("--exact", a->exact, "keep every burst (no loops)");
   cmd->add_option("command", a->record.command, "the command, after --")->required();
-  return {cmd, [a](std::ostream& out, std::ostream& err) { return record_workload(*a, out, err); }};
+  return {cmd, [a, cmd](std::ostream& out, std::ostream& err) {
+            return record_workload(*a, *cmd, out, err);
+          }};
 }
 
 }  // namespace schedlab

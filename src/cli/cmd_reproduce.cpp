@@ -28,7 +28,7 @@ Command add_reproduce(CLI::App& parent) {
   cmd->add_flag("--quick", o->quick, "one run per point, shorter runs (all: seconds)");
   cmd->add_option("--out", o->out_dir, "output folder (default schedlab-results)");
   cmd->add_option("--jobs", o->jobs, "parallel runs (default: every core)")
-      ->check(CLI::Range(1, 1024));
+      ->transform(integer_in(1, 1024));
   cmd->add_option("--scenarios", o->scenarios_dir, "folder of the shipped scenarios");
   cmd->add_option("--formats", o->extra_formats,
                   "each plot also as png and/or pdf (comma-separated; SVG always)")

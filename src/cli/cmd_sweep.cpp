@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <sstream>
@@ -17,6 +20,7 @@
 #include "report/html_report.h"
 #include "report/line_plot.h"
 #include "util/error.h"
+#include "util/input_file.h"
 
 namespace schedlab {
 
@@ -29,26 +33,33 @@ struct SweepArgs {
   int repeat = 1, jobs = 0;
 };
 
-std::pair<double, double> parse_range(const std::string& text, const std::string& key) {
-  const auto dots = text.find("..");
-  try {
-    if (dots != std::string::npos)
-      return {std::stod(text.substr(0, dots)), std::stod(text.substr(dots + 2))};
-  } catch (const std::exception&) {
-  }
-  throw InputError("", key + " " + text, "expected lo..hi");
+// The whole of `text` as a finite number.
+bool whole_number(const std::string& text, double& v) {
+  char* end = nullptr;
+  v = std::strtod(text.c_str(), &end);
+  return !text.empty() && end == text.c_str() + text.size() && std::isfinite(v);
 }
 
-// "K/N" with 1 <= K <= N.
+std::pair<double, double> parse_range(const std::string& text, const std::string& key) {
+  const auto dots = text.find("..");
+  double lo = 0, hi = 0;
+  if (dots == std::string::npos || !whole_number(text.substr(0, dots), lo) ||
+      !whole_number(text.substr(dots + 2), hi))
+    throw InputError("", key + " " + text, "expected lo..hi");
+  return {lo, hi};
+}
+
+// "K/N" with 1 <= K <= N, each the whole of its side.
 std::pair<int, int> parse_shard(const std::string& text) {
   const auto slash = text.find('/');
   int k = 0, n = 0;
-  try {
-    k = std::stoi(text.substr(0, slash));
-    n = std::stoi(text.substr(slash + 1));
-  } catch (const std::exception&) {
-  }
-  if (slash == std::string::npos || n < 1 || k < 1 || k > n)
+  auto whole = [](std::string_view s, int& v) {
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return !s.empty() && ec == std::errc() && p == s.data() + s.size();
+  };
+  const std::string_view t = text;
+  if (slash == std::string::npos || !whole(t.substr(0, slash), k) ||
+      !whole(t.substr(slash + 1), n) || n < 1 || k < 1 || k > n)
     throw InputError("", "--shard " + text, "expected K/N with 1 <= K <= N");
   return {k, n};
 }
@@ -96,29 +107,30 @@ std::string metric_of(const SweepArgs& a, const std::vector<std::string>& metric
 std::string run_and_write(const SweepArgs& a, const SweepSpec& spec,
                           const std::vector<std::string>& metrics, std::ostream& err) {
   const bool json_out = a.out.size() > 5 && a.out.substr(a.out.size() - 5) == ".json";
-  std::unique_ptr<std::ofstream> file;
+  std::unique_ptr<OutputFile> file;
   if (!a.out.empty()) file = open_output(a.out);
   const std::string header = csv_header(spec, metrics);
   // Runs finish in any order; the table and the JSON list them in sweep order.
   std::vector<std::pair<std::size_t, std::string>> lines, json_rows;
-  if (file && !json_out) *file << header << std::flush;
+  if (file && !json_out) file->stream() << header << std::flush;
   run_sweep(
       spec,
       [&](const RunRow& row) {
         const std::string line = csv_row(spec, metrics, row);
         lines.emplace_back(row.index, line);
-        if (file && !json_out) *file << line << std::flush;
+        if (file && !json_out) file->stream() << line << std::flush;
         if (json_out) json_rows.emplace_back(row.index, json_row(spec, row));
       },
       progress_bar(err));
   std::sort(lines.begin(), lines.end());
   std::sort(json_rows.begin(), json_rows.end());
   if (json_out) {
-    *file << "[\n";
+    file->stream() << "[\n";
     for (std::size_t i = 0; i < json_rows.size(); ++i)
-      *file << "  " << json_rows[i].second << (i + 1 < json_rows.size() ? ",\n" : "\n");
-    *file << "]\n";
+      file->stream() << "  " << json_rows[i].second << (i + 1 < json_rows.size() ? ",\n" : "\n");
+    file->stream() << "]\n";
   }
+  if (file) file->close();
   std::string body = header;
   for (const auto& [index, line] : lines) body += line;
   return body;
@@ -139,14 +151,11 @@ void write_report(const SweepArgs& a, const SweepSpec& spec, const std::string& 
   std::tie(request.from_ns, request.to_ns) = timeline_window_of(a.timeline_window);
   request.title = po.title;
   s.timelines = sweep_timelines(spec, request, "", "");
-  std::ifstream scen(a.scenario);
-  std::ostringstream text;
-  text << scen.rdbuf();
-  s.scenario_text = text.str();
+  s.scenario_text = read_input_file(a.scenario);
   s.seeds = "hash(scenario, point, repeat)";
   for (const PolicySpec& p : spec.policies)
     s.parameters += describe_parameters(p, spec.params) + "\n";
-  *open_output(a.report) << html_report("schedlab sweep " + po.title, SCHEDLAB_VERSION_STRING, {s});
+  write_output(a.report, html_report("schedlab sweep " + po.title, SCHEDLAB_VERSION_STRING, {s}));
 }
 
 int sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
@@ -186,9 +195,9 @@ Command add_sweep(CLI::App& parent) {
   cmd->add_option("--param", a->params, "parameter for every scheduler name=value (repeatable)");
   add_set_options(*cmd, a->sets, a->new_sets);
   cmd->add_option("--repeat", a->repeat, "runs per point and scheduler (default 1)")
-      ->check(CLI::Range(1, 1000));
+      ->transform(integer_in(1, 1000));
   cmd->add_option("--jobs", a->jobs, "parallel runs (default: every core)")
-      ->check(CLI::Range(1, 1024));
+      ->transform(integer_in(1, 1024));
   cmd->add_option("--out", a->out, "results file: .csv (streamed) or .json");
   cmd->add_option("--plot", a->plot,
                   "write the plot: .svg, .png or .pdf (by gnuplot; its script beside as .gp)");

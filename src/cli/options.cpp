@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <tuple>
 
 #include "host/host_machine.h"
@@ -20,10 +23,12 @@ void add_scenario_options(CLI::App& cmd, ScenarioArgs& a) {
   cmd.add_option("--policy", a.policy, "normal-class scheduler (see `schedlab policies`)");
   cmd.add_option("--param", a.params, "scheduler parameter name=value (repeatable)");
   add_set_options(cmd, a.sets, a.new_sets);
-  cmd.add_option("--seed", a.seed, "random seed (default: the scenario's, else 1)");
+  cmd.add_option("--seed", a.seed, "random seed (default: the scenario's, else 1)")
+      ->transform(integer_in(0, INT64_MAX));
   cmd.add_option("--cpus", a.cpus, "CPU count (a flat machine of that size)")
-      ->check(CLI::Range(1, kMaxCpus));
-  cmd.add_option("--duration", a.duration_s, "simulated seconds (overrides global.duration)");
+      ->transform(integer_in(1, kMaxCpus));
+  cmd.add_option("--duration", a.duration_s, "simulated seconds (overrides global.duration)")
+      ->check(seconds_in(kMaxDurationSeconds));
 }
 
 ScenarioOverrides overrides_of(const ScenarioArgs& a, const CLI::App& cmd) {
@@ -85,10 +90,8 @@ std::pair<std::string, std::string> split_assignment(const std::string& text,
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-std::unique_ptr<std::ofstream> open_output(const std::string& path) {
-  auto out = std::make_unique<std::ofstream>(path, std::ios::binary);
-  if (!*out) throw InputError(path, "", "cannot open for writing");
-  return out;
+std::unique_ptr<OutputFile> open_output(const std::string& path) {
+  return std::make_unique<OutputFile>(path);
 }
 
 void add_report_options(CLI::App& cmd, ReportArgs& a) {
@@ -112,17 +115,17 @@ void add_report_options(CLI::App& cmd, ReportArgs& a) {
 OptionalWriters::OptionalWriters(const ReportArgs& args, SinkList& sinks, std::ostream& out) {
   if (!args.trace.empty()) {
     trace_file_ = open_output(args.trace);
-    trace_ = std::make_unique<PerfettoTraceWriter>(*trace_file_, args.trace_from_zero);
+    trace_ = std::make_unique<PerfettoTraceWriter>(trace_file_->stream(), args.trace_from_zero);
     sinks.add(trace_.get());
   }
   if (!args.events.empty()) {
     events_file_ = open_output(args.events);
-    events_ = std::make_unique<EventsCsvWriter>(*events_file_);
+    events_ = std::make_unique<EventsCsvWriter>(events_file_->stream());
     sinks.add(events_.get());
   }
   if (!args.ftrace.empty()) {
     ftrace_file_ = open_output(args.ftrace);
-    ftrace_ = std::make_unique<FtraceTextWriter>(*ftrace_file_);
+    ftrace_ = std::make_unique<FtraceTextWriter>(ftrace_file_->stream());
     sinks.add(ftrace_.get());
   }
   if (args.timehist) {
@@ -143,6 +146,46 @@ void print_reports(const ReportArgs& args, const Metrics& m, std::ostream& out, 
     err << fmt::format("schedlab: note: {} rt-app log(s) written to {}{}\n", files.size(),
                        args.rtapp_log_dir, files.empty() ? " (no task reached a timer)" : "");
   }
+}
+
+void OptionalWriters::close() {
+  if (trace_file_) trace_file_->close();
+  if (events_file_) events_file_->close();
+  if (ftrace_file_) ftrace_file_->close();
+}
+
+CLI::Validator integer_in(int64_t lo, int64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        int64_t v = 0;
+        const char* end = text.data() + text.size();
+        const auto [p, ec] = std::from_chars(text.data(), end, v);
+        if (text.empty() || ec != std::errc() || p != end || v < lo || v > hi)
+          return fmt::format("'{}' is not a decimal integer in {}..{}", text, lo, hi);
+        text = std::to_string(v);
+        return {};
+      },
+      fmt::format("INT in {}..{}", lo, hi));
+}
+
+CLI::Validator seconds_in(double max) {
+  return CLI::Validator(
+      [max](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v <= 0 ||
+            v > max)
+          return fmt::format("'{}' is not a number of seconds in (0, {:g}]", text, max);
+        return {};
+      },
+      fmt::format("SECONDS in (0, {:g}]", max));
+}
+
+void add_max_threads_option(CLI::App& cmd, HostSessionOptions& o) {
+  cmd.add_option("--max-tasks", o.max_threads,
+                 fmt::format("threads alive at once before the run stops (default {})",
+                             kDefaultMaxHostThreads))
+      ->transform(integer_in(1, 1'000'000));
 }
 
 void add_plot_options(CLI::App& cmd, PlotArgs& a) {

@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <string>
@@ -13,14 +12,19 @@
 
 #include "analysis/analyzer.h"
 #include "events/event.h"
+#include "host/host_session.h"
 #include "report/events_csv.h"
 #include "report/ftrace_writer.h"
 #include "report/line_plot.h"
 #include "report/perfetto_trace.h"
 #include "report/sched_latency.h"
 #include "scenario/scenario.h"
+#include "util/output_file.h"
 
 namespace schedlab {
+
+// The longest duration an option takes, in seconds (the engine's limit).
+inline constexpr double kMaxDurationSeconds = static_cast<double>(kMaxDurationNs / kNsPerSec);
 
 // A scenario file and the command-line changes to it (`run`, `check`).
 struct ScenarioArgs {
@@ -59,8 +63,9 @@ Scenario load_host_scenario(const HostScenarioArgs& a);
 std::pair<std::string, std::string> split_assignment(const std::string& text,
                                                      const std::string& option);
 
-// InputError naming the path when it cannot be written.
-std::unique_ptr<std::ofstream> open_output(const std::string& path);
+// An output file the user named (InputError naming the path when it cannot be opened;
+// OutputFile::close() reports a failed write).
+std::unique_ptr<OutputFile> open_output(const std::string& path);
 
 // The outputs of the commands that measure a run (`run`, `analyze`, `host run`), all
 // from the one analyzer's stream: the writers fed as events arrive (--trace, --events,
@@ -76,14 +81,26 @@ void add_report_options(CLI::App& cmd, ReportArgs& a);
 class OptionalWriters {
  public:
   OptionalWriters(const ReportArgs& args, SinkList& sinks, std::ostream& out);
+  // Closes the files, reporting a failed write (InputError naming the file).
+  void close();
 
  private:
-  std::unique_ptr<std::ofstream> trace_file_, events_file_, ftrace_file_;
+  std::unique_ptr<OutputFile> trace_file_, events_file_, ftrace_file_;
   std::unique_ptr<PerfettoTraceWriter> trace_;
   std::unique_ptr<EventsCsvWriter> events_;
   std::unique_ptr<FtraceTextWriter> ftrace_;
   std::unique_ptr<TimehistWriter> timehist_;
 };
+
+// Strict number options. CLI11 alone reads "-1" for an unsigned option as 2^64 - 1,
+// "010" as octal and a number too large as the largest, and takes "nan" as a positive
+// number; these accept a plain decimal integer within [lo, hi] (rewritten in decimal before
+// CLI11 converts it), and a finite number of seconds in (0, max].
+CLI::Validator integer_in(int64_t lo, int64_t hi);
+CLI::Validator seconds_in(double max);
+
+// `host run` and `compare`: --max-tasks, the threads alive at once.
+void add_max_threads_option(CLI::App& cmd, HostSessionOptions& o);
 
 // A plot's --title, --xlabel, --ylabel, --size and --log (sweep, host bench).
 struct PlotArgs {

@@ -33,11 +33,19 @@ std::string usage_of(const CLI::App& app) {
 std::optional<UsageProblem> command_problem(const CLI::App& app,
                                             const std::vector<std::string>& args) {
   const CLI::App* at = &app;
+  bool value_next = false;
   for (const std::string& word : args) {
     if (word == "--") break;
+    if (value_next) {  // the value of a top-level option (--max-input 1G), not a command
+      value_next = false;
+      continue;
+    }
     if (!word.empty() && word[0] == '-') {
-      if (at == &app) continue;  // the top level's own flags (--help, --version)
-      break;                     // a group's options: CLI11 says what is wrong with them
+      if (at != &app) break;  // a group's options: CLI11 says what is wrong with them
+      // the top level's own options (--help, --version, --max-input BYTES)
+      const CLI::Option* option = app.get_option_no_throw(word);
+      value_next = option && option->get_items_expected_min() > 0;
+      continue;
     }
     const std::vector<std::string> names = command_names(*at);
     if (names.empty()) return std::nullopt;  // a command: the rest are its arguments

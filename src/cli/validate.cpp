@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/options.h"
 #include "experiment/reproduce.h"
 
 namespace schedlab {
@@ -48,9 +49,9 @@ Command add_validate(CLI::App& parent) {
       "validate", "the validation suite for real and simulated on this machine's model (root)");
   cmd->add_flag("--quick", a->quick, "1 s per run instead of each scenario's 3 s");
   cmd->add_option("--repeats", a->options.repeats, "runs of each scenario on each side (3)")
-      ->check(CLI::Range(1, 100));
+      ->transform(integer_in(1, 100));
   cmd->add_option("--duration", a->options.duration_s, "seconds per run (overrides --quick)")
-      ->check(CLI::PositiveNumber);
+      ->check(seconds_in(kMaxDurationSeconds));
   cmd->add_option("--machine", a->options.machine_file,
                   "machine file to simulate on (default: the one `schedlab calibrate` cached)");
   cmd->add_flag("--uncalibrated", a->options.uncalibrated,

@@ -9,6 +9,7 @@
 
 #include "json/jread.h"
 #include "util/error.h"
+#include "util/input_file.h"
 
 namespace schedlab {
 
@@ -26,8 +27,9 @@ template <size_t N>
 void only_known_keys(const JsonReader& r, const JValue& object, const std::string& key,
                      const char* const (&known)[N]) {
   r.expect_object(object, key);
-  for (const auto& [name, value] : object.members)
-    if (std::find_if(std::begin(known), std::end(known),
+  for (const auto& member : object.members)      // not a structured binding: clang 14 cannot
+    if (const std::string& name = member.first;  // capture one in a lambda
+        std::find_if(std::begin(known), std::end(known),
                      [&](const char* k) { return name == k; }) == std::end(known)) {
       std::string list;
       for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
@@ -116,11 +118,10 @@ std::pair<double, double> read_zoom(const JsonReader& r, const Field& f) {
 
 std::string read_published(const JsonReader& r, const Field& f, const std::string& dir) {
   const std::string name = r.string(*f.value, f.key);
-  std::ifstream in(std::filesystem::path(dir) / name, std::ios::binary);
-  if (!in) r.fail(f.key, "cannot read " + name + " next to the experiment file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  const std::string path = (std::filesystem::path(dir) / name).string();
+  if (!std::filesystem::exists(path))
+    r.fail(f.key, "cannot read " + name + " next to the experiment file");
+  return read_input_file(path);
 }
 
 void read_plot(const JsonReader& r, const Field& f, ExperimentPart& p) {

@@ -15,6 +15,8 @@
 #include "report/html_report.h"
 #include "report/line_plot.h"
 #include "util/error.h"
+#include "util/input_file.h"
+#include "util/output_file.h"
 
 namespace schedlab {
 
@@ -58,18 +60,24 @@ struct PartRun {
   std::string body;  // the header, then the rows in sweep order
   std::vector<std::pair<std::size_t, std::string>> lines;
   std::vector<uint64_t> seeds;
-  std::unique_ptr<std::ofstream> csv;
+  std::unique_ptr<OutputFile> csv;
 };
+
+// The files written inside the output folder: named by schedlab, so a symlink planted
+// there is not followed.
+const OutputOptions kInFolder{false};
+
+std::string in_folder(const ReproduceOptions& o, const std::string& file) {
+  return (std::filesystem::path(o.out_dir) / file).string();
+}
 
 PartRun start_part(const ExperimentPart& part, const ReproduceOptions& o) {
   PartRun run;
   run.spec = spec_of(part, o);
   run.metrics = metric_columns(run.spec);
-  const std::string csv_path = (std::filesystem::path(o.out_dir) / (part.id + ".csv")).string();
-  run.csv = std::make_unique<std::ofstream>(csv_path, std::ios::binary);
-  if (!*run.csv) throw InputError(csv_path, "", "cannot open for writing");
+  run.csv = std::make_unique<OutputFile>(in_folder(o, part.id + ".csv"), kInFolder);
   run.body = csv_header(run.spec, run.metrics);
-  *run.csv << run.body;
+  run.csv->stream() << run.body;
   return run;
 }
 
@@ -99,10 +107,7 @@ ReportSection section_of(const ExperimentPart& part, const PartRun& run) {
   section.command = command_of(part, run.spec);
   for (const PolicySpec& p : run.spec.policies)
     section.parameters += describe_parameters(p, run.spec.params) + "\n";
-  std::ifstream scen(run.spec.scenario);
-  std::ostringstream scen_text;
-  scen_text << scen.rdbuf();
-  section.scenario_text = scen_text.str();
+  section.scenario_text = read_input_file(run.spec.scenario);
   section.seeds = seeds_text(run.seeds);
   return section;
 }
@@ -116,7 +121,7 @@ void add_plot(const Aggregate& agg, const Published* pub, const PlotOptions& po,
   f.title = po.title;
   f.caption = error_bar_note(agg, pub != nullptr);
   for (const std::string& ext : o.extra_formats)
-    write_picture(picture, (std::filesystem::path(o.out_dir) / (stem + "." + ext)).string());
+    write_picture(picture, in_folder(o, stem + "." + ext), kInFolder);
   section.plots.push_back(std::move(f));
 }
 
@@ -149,9 +154,8 @@ void tables_and_plots(const ExperimentPart& part, const PartRun& run, const Repr
   for (const Axis& a : run.spec.axes) axis_columns.push_back(a.name());
   Published published;
   if (!part.published_csv.empty()) {
-    const std::string pub_path =
-        (std::filesystem::path(o.out_dir) / (part.id + "-published.csv")).string();
-    std::ofstream(pub_path, std::ios::binary) << part.published_csv;
+    const std::string pub_path = in_folder(o, part.id + "-published.csv");
+    write_output(pub_path, part.published_csv, kInFolder);
     published = read_published(pub_path);
   }
   out << part.title << "\n";
@@ -182,7 +186,12 @@ std::string reproduce(const ReproduceOptions& o, std::ostream& out,
   const std::string experiments_dir =
       o.experiments_dir.empty() ? default_experiments_dir(o.scenarios_dir) : o.experiments_dir;
   const std::vector<ExperimentPart> parts = experiment_parts(o.which, o.quick, experiments_dir);
-  std::filesystem::create_directories(o.out_dir);
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir, ec);
+  if (ec || !std::filesystem::is_directory(o.out_dir))
+    throw InputError(o.out_dir, "--out",
+                     "cannot create the output folder: " +
+                         (ec ? ec.message() : std::string("it exists and is not a folder")));
   std::vector<PartRun> runs;
   std::vector<SweepSpec> specs;  // every run of every part goes through one pool of workers
   for (const ExperimentPart& part : parts) {
@@ -194,7 +203,7 @@ std::string reproduce(const ReproduceOptions& o, std::ostream& out,
       specs,
       [&](std::size_t i, const RunRow& row) {
         const std::string line = csv_row(runs[i].spec, runs[i].metrics, row);
-        *runs[i].csv << line;
+        runs[i].csv->stream() << line;
         runs[i].lines.emplace_back(row.index, line);
         runs[i].seeds.push_back(row.key.seed);
       },
@@ -210,10 +219,12 @@ std::string reproduce(const ReproduceOptions& o, std::ostream& out,
     add_timelines(parts[i], run, o, section);
     sections.push_back(std::move(section));
   }
-  const std::string report = (std::filesystem::path(o.out_dir) / "report.html").string();
-  std::ofstream(report, std::ios::binary)
-      << html_report(fmt::format("schedlab reproduce {}{}", o.which, o.quick ? " --quick" : ""),
-                     SCHEDLAB_VERSION_STRING, sections);
+  const std::string report = in_folder(o, "report.html");
+  write_output(
+      report,
+      html_report(fmt::format("schedlab reproduce {}{}", o.which, o.quick ? " --quick" : ""),
+                  SCHEDLAB_VERSION_STRING, sections),
+      kInFolder);
   return report;
 }
 

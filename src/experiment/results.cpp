@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/input_file.h"
 
 namespace schedlab {
 
@@ -68,11 +69,7 @@ ResultTable parse_results_csv(const std::string& text, const std::string& file) 
 }
 
 ResultTable read_results_csv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_results_csv(text.str(), path);
+  return parse_results_csv(read_input_file(path), path);
 }
 
 std::string results_csv(const ResultTable& t) {

@@ -15,9 +15,11 @@
 
 #include "analysis/analyzer.h"
 #include "policy/registry.h"
+#include "report/json_text.h"
 #include "scenario/scenario.h"
 #include "sim/simulate.h"
 #include "util/error.h"
+#include "util/limits.h"
 
 namespace schedlab {
 
@@ -130,7 +132,39 @@ uint64_t derive_seed(const std::string& scenario_name, const std::vector<std::st
   return (h & 0x7fffffffffffffffULL) | 1;
 }
 
+namespace {
+
+// a * b, or UINT64_MAX when that overflows.
+uint64_t saturating_product(uint64_t a, uint64_t b) {
+  uint64_t p = 0;
+  return __builtin_mul_overflow(a, b, &p) ? UINT64_MAX : p;
+}
+
+// The run count is checked before anything is expanded: a few axes of 100,000 values
+// would otherwise fill the memory with keys.
+void check_run_count(const SweepSpec& spec) {
+  uint64_t points = 1;
+  std::string shape;
+  for (const Axis& a : spec.axes) {
+    points = saturating_product(points, a.values.size());
+    shape += fmt::format("{}{}", shape.empty() ? "" : " x ", a.values.size());
+  }
+  const uint64_t runs = saturating_product(saturating_product(points, spec.policies.size()),
+                                           static_cast<uint64_t>(spec.repeat));
+  if (runs <= kMaxSweepRuns) return;
+  throw InputError(
+      "", "--vary",
+      fmt::format("{} runs ({} points{}, {} schedulers, {} repeats) is more than the limit of {}",
+                  runs == UINT64_MAX ? "more than 2^64" : std::to_string(runs),
+                  points == UINT64_MAX ? "more than 2^64" : std::to_string(points),
+                  shape.empty() ? "" : " = " + shape, spec.policies.size(), spec.repeat,
+                  kMaxSweepRuns));
+}
+
+}  // namespace
+
 std::vector<RunKey> expand(const SweepSpec& spec, const std::string& scenario_name) {
+  check_run_count(spec);
   std::vector<std::vector<std::string>> points{{}};
   for (const Axis& a : spec.axes) {
     std::vector<std::vector<std::string>> next;
@@ -214,6 +248,7 @@ struct Job {
 void add_jobs(const SweepSpec& spec, std::size_t si, std::vector<Job>& jobs) {
   if (spec.policies.empty()) throw InputError("", "--policy", "no policy to run");
   if (spec.repeat < 1) throw InputError("", "--repeat", "must be at least 1");
+  check_run_count(spec);
   for (const PolicySpec& p : spec.policies) {
     RunKey probe{p.label, {}, 0, 1};
     for (const Axis& a : spec.axes) probe.point.push_back(a.values.front());
@@ -333,17 +368,18 @@ std::string csv_row(const SweepSpec& spec, const std::vector<std::string>& metri
 
 std::string json_row(const SweepSpec& spec, const RunRow& row) {
   using nlohmann::json;
-  std::vector<std::pair<std::string, json>> members = {
-      {"policy", row.key.policy}, {"repeat", row.key.repeat}, {"seed", row.key.seed}};
+  std::vector<std::pair<std::string, json>> members = {{"policy", utf8_or_escaped(row.key.policy)},
+                                                       {"repeat", row.key.repeat},
+                                                       {"seed", row.key.seed}};
   for (std::size_t i = 0; i < spec.axes.size(); ++i)
-    members.emplace_back(spec.axes[i].name(), row.key.point[i]);
+    members.emplace_back(spec.axes[i].name(), utf8_or_escaped(row.key.point[i]));
   for (const auto& [k, v] : row.values)
     members.emplace_back(k, std::isfinite(v) ? json::parse(fmt::format("{:.10g}", v)) : json());
   // One line per run with ", " and ": " between members (nlohmann's own compact dump
   // has no spaces), each key and value dumped by the library.
   std::string line = "{";
   for (std::size_t i = 0; i < members.size(); ++i)
-    line += (i ? ", " : "") + json(members[i].first).dump() + ": " + members[i].second.dump();
+    line += (i ? ", " : "") + json_string(members[i].first) + ": " + members[i].second.dump();
   return line + "}";
 }
 

@@ -16,6 +16,7 @@
 #include "host/host_machine.h"
 #include "host/load_check.h"
 #include "host/tracefs.h"
+#include "report/json_text.h"
 #include "sim/simulate.h"
 #include "util/error.h"
 
@@ -357,7 +358,7 @@ std::string validation_json(const ValidationReport& r) {
   using nlohmann::ordered_json;
   auto opt = [](const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(); };
   ordered_json j;
-  j["machine"] = r.machine;
+  j["machine"] = utf8_or_escaped(r.machine);
   j["policy"] = r.policy;
   j["kernel"] = r.kernel;
   j["repeats"] = r.repeats;
@@ -366,14 +367,14 @@ std::string validation_json(const ValidationReport& r) {
   ordered_json scenarios = ordered_json::array();
   for (const ScenarioComparison& s : r.scenarios) {
     ordered_json sj;
-    sj["name"] = s.name;
+    sj["name"] = utf8_or_escaped(s.name);
     sj["busy_runs"] = s.busy_runs;
-    if (!s.error.empty()) sj["error"] = s.error;
+    if (!s.error.empty()) sj["error"] = utf8_or_escaped(s.error);
     ordered_json mj;
     for (size_t m = 0; m < s.metrics.size(); ++m) {
       const MetricComparison& c = s.metrics[m];
       ordered_json cj{{"real", opt(c.real)}, {"sim", opt(c.sim)}, {"ratio", opt(c.ratio())}};
-      if (!c.detail.empty()) cj["task"] = c.detail;
+      if (!c.detail.empty()) cj["task"] = utf8_or_escaped(c.detail);
       mj[validation_metrics()[m]] = cj;
     }
     sj["metrics"] = mj;

@@ -5,12 +5,15 @@
 #include <algorithm>
 
 #include "extract/extract.h"
+#include "report/json_text.h"
 
 namespace schedlab {
 
 namespace {
 
-std::string quoted(const std::string& s) {
+// Stray bytes of a comm (not UTF-8) become "\xNN" first (report/json_text.h).
+std::string quoted(const std::string& name) {
+  const std::string s = utf8_or_escaped(name);
   std::string out = "\"";
   for (const char c : s) {
     if (c == '"' || c == '\\') {
@@ -26,7 +29,8 @@ std::string quoted(const std::string& s) {
 }
 
 // A comment must not close itself early.
-std::string comment_text(std::string s) {
+std::string comment_text(const std::string& text) {
+  std::string s = utf8_or_escaped(text);
   for (size_t at = s.find("*/"); at != std::string::npos; at = s.find("*/", at)) s[at] = '+';
   return s;
 }

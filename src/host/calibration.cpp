@@ -6,12 +6,15 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "host/host_machine.h"
 #include "host/load_check.h"
 #include "host/probes.h"
+#include "host/user_dirs.h"
 #include "json/jtree.h"
+#include "util/input_file.h"
 
 namespace schedlab {
 
@@ -299,13 +302,9 @@ std::string calibration_table(const Calibration& c) {
   return out;
 }
 
-std::string cached_machine_path() {
-  const char* xdg = getenv("XDG_CACHE_HOME");
-  const char* home = getenv("HOME");
-  const std::filesystem::path dir =
-      xdg && *xdg ? std::filesystem::path(xdg) / "schedlab"
-                  : std::filesystem::path(home && *home ? home : "/tmp") / ".cache" / "schedlab";
-  return (dir / "machine.json").string();
+std::string cached_machine_path(std::string* why) {
+  const std::string dir = cache_dir("", why);
+  return dir.empty() ? std::string() : dir + "/machine.json";
 }
 
 Machine model_of_this_machine(const std::string& file, std::string* which) {
@@ -318,10 +317,12 @@ Machine model_of_this_machine(const std::string& file, std::string* which) {
     return read(file);
   }
   Machine host = host_machine();
-  const std::string cached = cached_machine_path();
-  std::error_code ec;
-  if (std::filesystem::exists(cached, ec)) {
-    Machine m = read(cached);
+  std::string why;
+  const std::string cached = cached_machine_path(&why);
+  if (const std::optional<std::string> text =
+          cached.empty() ? std::nullopt : read_cache_file(cached, max_input_bytes())) {
+    Machine m = read_machine(parse_json(*text, cached), JsonReader(cached),
+                             std::filesystem::path(cached).parent_path().string(), 1);
     if (m.cpus == host.cpus) {
       *which = cached + " (calibrated)";
       return m;
@@ -332,7 +333,9 @@ Machine model_of_this_machine(const std::string& file, std::string* which) {
         cached, m.cpus, host.cpus);
     return host;
   }
-  *which = "this host's topology, no costs (no calibration yet: run `schedlab calibrate`)";
+  *which = cached.empty()
+               ? "this host's topology, no costs (no calibration cache: " + why + ")"
+               : "this host's topology, no costs (no calibration yet: run `schedlab calibrate`)";
   return host;
 }
 

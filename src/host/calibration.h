@@ -53,8 +53,11 @@ Calibration calibrate_machine(const CalibrationOptions& options,
 std::string calibration_table(const Calibration& c);
 
 // Where calibrate keeps this machine's file for compare and validate:
-// $XDG_CACHE_HOME/schedlab/machine.json, else ~/.cache/schedlab/machine.json.
-std::string cached_machine_path();
+// $XDG_CACHE_HOME/schedlab/machine.json, else ~/.cache/schedlab/machine.json, in a cache
+// folder only this user controls (host/user_dirs.h: never /tmp, which any user could fill
+// first); empty, with the reason in *why, when there is none. Read and written as a cache
+// file: not through a symlink, replaced whole.
+std::string cached_machine_path(std::string* why = nullptr);
 
 // The model of this machine that compare and validate simulate on: `file` if given (an
 // InputError if it does not read), else the cached calibration if it has this host's CPU

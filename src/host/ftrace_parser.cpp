@@ -13,6 +13,7 @@
 #include "host/ftrace_record.h"
 #include "host/trace_dat.h"
 #include "util/error.h"
+#include "util/input_file.h"
 
 namespace schedlab {
 
@@ -35,35 +36,64 @@ bool is_digit(char c) {
 
 // ---- Field conversion: every number of a line is read here. ----
 
-bool to_int(std::string_view s, int64_t& v) {
+// kOutOfRange: a number, but one the tables cannot take (issue 18, findings 1 and 10: a
+// negative CPU indexed the per-CPU tables, a CPU or #P: of 256 or more overflowed the CPU
+// masks, a timestamp past int64 nanoseconds wrapped). The line is then an error, not skipped.
+enum class Conv { kOk, kNotANumber, kOutOfRange };
+
+Conv to_int_checked(std::string_view s, int64_t& v) {
   s = trim(s);
-  if (s.empty()) return false;
+  if (s.empty()) return Conv::kNotANumber;
   const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+  if (r.ptr != s.data() + s.size()) return Conv::kNotANumber;
+  if (r.ec == std::errc::result_out_of_range) return Conv::kOutOfRange;
+  return r.ec == std::errc() ? Conv::kOk : Conv::kNotANumber;
 }
 
-// SECS.FRACTION (any number of fraction digits up to 9) or whole nanoseconds, in ns.
-bool to_time(std::string_view s, Time& t) {
+bool to_int(std::string_view s, int64_t& v) {
+  return to_int_checked(s, v) == Conv::kOk;
+}
+
+// SECS.FRACTION (any number of fraction digits up to 9) or whole nanoseconds, in ns;
+// negative or more than int64 nanoseconds is out of range.
+Conv to_time(std::string_view s, Time& t) {
   const auto dot = s.find('.');
   int64_t secs = 0, frac = 0;
-  if (!to_int(s.substr(0, dot), secs)) return false;
+  if (const Conv c = to_int_checked(s.substr(0, dot), secs); c != Conv::kOk) return c;
+  if (secs < 0) return Conv::kOutOfRange;
   if (dot == std::string_view::npos) {  // trace-cmd --raw-ts: an integer
     t = secs;
-    return true;
+    return Conv::kOk;
   }
   std::string_view f = s.substr(dot + 1);
-  if (f.size() > 9 || !to_int(f, frac)) return false;
+  if (f.size() > 9 || !to_int(f, frac) || frac < 0) return Conv::kNotANumber;
   for (size_t i = f.size(); i < 9; ++i) frac *= 10;
+  if (secs > (INT64_MAX - frac) / kNsPerSec) return Conv::kOutOfRange;
   t = secs * kNsPerSec + frac;
-  return true;
+  return Conv::kOk;
 }
 
 // A CPU number as the kernel prints it (zero-padded), within the machine's limit.
-bool to_cpu(std::string_view s, CpuId& cpu) {
+Conv convert_cpu(std::string_view s, CpuId& cpu) {
   int64_t c = 0;
-  if (!to_int(s, c) || c < 0 || c >= kMaxCpus) return false;
+  if (const Conv r = to_int_checked(s, c); r != Conv::kOk) return r;
+  if (c < 0 || c >= kMaxCpus) return Conv::kOutOfRange;
   cpu = static_cast<CpuId>(c);
-  return true;
+  return Conv::kOk;
+}
+
+bool to_cpu(std::string_view s, CpuId& cpu) {
+  return convert_cpu(s, cpu) == Conv::kOk;
+}
+
+// A CPU count (#P:, trace-cmd's cpus=), up to the next blank: kNotANumber leaves it unknown.
+Conv to_cpu_count(std::string_view s, int& n) {
+  s = trim(s);
+  int64_t v = 0;
+  if (const Conv r = to_int_checked(s.substr(0, s.find(' ')), v); r != Conv::kOk) return r;
+  if (v < 1 || v > kMaxCpus) return Conv::kOutOfRange;
+  n = static_cast<int>(v);
+  return Conv::kOk;
 }
 
 // prev_state as letters (R, R+, S, D, X, I, "S|W", the plugin's W and x) or, in trace-cmd
@@ -151,11 +181,13 @@ bool colon_side(std::string_view text, Side& s) {
 // ---- Lines: where the columns are. ----
 
 // The timestamp column: the first "DIGITS[.DIGITS]:" token after a blank, followed by a
-// blank and an event name with its colon (a comm may hold digits and dots).
+// blank and an event name with its colon (a comm may hold digits and dots). A leading '-'
+// is taken too, so that a negative timestamp is refused rather than the line skipped.
 size_t find_timestamp(std::string_view text, size_t& end) {
   for (size_t i = 1; i < text.size(); ++i) {
-    if (!is_digit(text[i]) || (text[i - 1] != ' ' && text[i - 1] != '\t')) continue;
-    size_t j = i;
+    const bool minus = text[i] == '-' && i + 1 < text.size() && is_digit(text[i + 1]);
+    if ((!is_digit(text[i]) && !minus) || (text[i - 1] != ' ' && text[i - 1] != '\t')) continue;
+    size_t j = minus ? i + 1 : i;
     while (j < text.size() && is_digit(text[j])) ++j;
     if (j < text.size() && text[j] == '.') {
       ++j;
@@ -192,14 +224,20 @@ Side context_of(std::string_view who) {
 }
 
 // The columns before the timestamp: COMM-PID [(TGID)] [CPU] [FLAGS] (tracefs, trace-cmd),
-// or COMM-PID CPUFLAGS (trace-cmd report -l: "bash-5035    0d..2.").
-bool split_head(std::string_view head, Side& ctx, CpuId& cpu, std::string_view& flags) {
+// or COMM-PID CPUFLAGS (trace-cmd report -l: "bash-5035    0d..2."). A CPU column that
+// is a number outside 0..kMaxCpus-1 is left in `bad_cpu` (the caller refuses the line).
+bool split_head(std::string_view head, Side& ctx, CpuId& cpu, std::string_view& bad_cpu,
+                std::string_view& flags) {
   head = trim(head);
   for (size_t close = head.rfind(']'); close != std::string_view::npos && close > 0;
        close = head.rfind(']', close - 1)) {
     const size_t open = head.rfind('[', close);
     if (open == std::string_view::npos || open == 0 || head[open - 1] != ' ') continue;
-    if (!to_cpu(head.substr(open + 1, close - open - 1), cpu)) continue;
+    const std::string_view column = head.substr(open + 1, close - open - 1);
+    if (const Conv c = convert_cpu(column, cpu); c != Conv::kOk) {
+      if (c == Conv::kOutOfRange && bad_cpu.empty()) bad_cpu = trim(column);
+      continue;
+    }
     ctx = context_of(head.substr(0, open));
     flags = trim(head.substr(close + 1));
     return true;
@@ -210,7 +248,10 @@ bool split_head(std::string_view head, Side& ctx, CpuId& cpu, std::string_view& 
   size_t digits = 0;
   while (digits < last.size() && is_digit(last[digits])) ++digits;
   if (digits == 0 || digits == last.size() || last.size() - digits > 6) return false;
-  if (!to_cpu(last.substr(0, digits), cpu)) return false;
+  if (const Conv c = convert_cpu(last.substr(0, digits), cpu); c != Conv::kOk) {
+    if (c == Conv::kOutOfRange && bad_cpu.empty()) bad_cpu = last.substr(0, digits);
+    return false;
+  }
   ctx = context_of(head.substr(0, sp));
   flags = last.substr(digits);
   return true;
@@ -230,12 +271,12 @@ class LineParser {
     text = trim(text);
     if (text.empty()) return true;
     if (text.front() == '#') {
-      comment(text);
+      comment(text, number);
       return true;
     }
     if (text.rfind("cpus=", 0) == 0) {  // trace-cmd report's first line
-      int64_t n = 0;
-      if (to_int(text.substr(5), n) && n > 0 && n <= kMaxCpus) header_cpus = static_cast<int>(n);
+      if (to_cpu_count(text.substr(5), header_cpus) == Conv::kOutOfRange)
+        fail(number, fmt::format("cpus={} is outside 1..{}", trim(text.substr(5)), kMaxCpus));
       return true;
     }
     if (text.rfind("CPU:", 0) == 0 && (text.find("LOST") != std::string_view::npos ||
@@ -248,13 +289,28 @@ class LineParser {
     Side ctx;
     CpuId cpu = 0;
     Time time = 0;
-    std::string_view flags;
-    if (stamp == std::string_view::npos || !split_head(text.substr(0, stamp), ctx, cpu, flags) ||
-        !to_time(text.substr(stamp, stamp_end - stamp), time)) {
+    std::string_view bad_cpu, flags;
+    const bool head = stamp != std::string_view::npos &&
+                      split_head(text.substr(0, stamp), ctx, cpu, bad_cpu, flags);
+    if (stamp != std::string_view::npos && !head && !bad_cpu.empty())
+      fail(number, fmt::format("CPU {} is outside 0..{}", bad_cpu, kMaxCpus - 1));
+    const std::string_view stamp_text =
+        head ? text.substr(stamp, stamp_end - stamp) : std::string_view();
+    const Conv stamped = head ? to_time(stamp_text, time) : Conv::kNotANumber;
+    if (stamped == Conv::kOutOfRange)
+      fail(number,
+           fmt::format("timestamp {} is outside 0..{} s", stamp_text, INT64_MAX / kNsPerSec));
+    if (stamped != Conv::kOk) {
       if (text.rfind("sched_switch:", 0) == 0) bare_events_ = true;
       ++stats.skipped_lines;
       return true;
     }
+    // A CPU's ring buffer is in time order; a step back is a damaged or spliced file.
+    Time& cpu_last = cpu_last_time_[static_cast<size_t>(cpu)];
+    if (time < cpu_last)
+      fail(number, fmt::format("time goes backwards on CPU {}: {} after {}.{:09}", cpu, stamp_text,
+                               cpu_last / kNsPerSec, cpu_last % kNsPerSec));
+    cpu_last = time;
     last_time_ = time;
     seen_time_ = true;
     for (const size_t i : pending_lost_) records[i].time = time;  // lost before this event
@@ -301,11 +357,12 @@ class LineParser {
   int header_cpus = 0;
 
  private:
-  void comment(std::string_view text) {
+  void comment(std::string_view text, size_t number) {
     if (const size_t p = text.find("#P:"); p != std::string_view::npos) {
-      int64_t n = 0;
-      if (to_int(text.substr(p + 3), n) && n > 0 && n <= kMaxCpus)
-        header_cpus = static_cast<int>(n);
+      std::string_view count = trim(text.substr(p + 3));
+      count = count.substr(0, count.find(' '));
+      if (to_cpu_count(count, header_cpus) == Conv::kOutOfRange)
+        fail(number, fmt::format("#P:{} is outside 1..{}", count, kMaxCpus));
     }
     // `run --ftrace`: "# schedlab: start 100.000000000" and "# schedlab: end 101.5".
     for (const auto& [word, slot] :
@@ -313,7 +370,7 @@ class LineParser {
           std::pair{std::string_view("# schedlab: end "), &span.end_ns}})
       if (text.rfind(word, 0) == 0) {
         Time t = 0;
-        if (to_time(trim(text.substr(word.size())), t)) *slot = t;
+        if (to_time(trim(text.substr(word.size())), t) == Conv::kOk) *slot = t;
       }
   }
 
@@ -490,6 +547,7 @@ class LineParser {
   std::string error_;
   std::map<int64_t, Waker> pending_waker_;  // pid -> the context of its last sched_waking
   Time last_time_ = 0;
+  std::vector<Time> cpu_last_time_ = std::vector<Time>(kMaxCpus, 0);
   bool seen_time_ = false;
   std::vector<size_t> pending_lost_;  // lost-event lines before any timestamp
   bool bare_events_ = false;
@@ -584,14 +642,17 @@ FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& s
 
 FtraceStats parse_trace_file(const std::string& path, EventSink& sink, const RunRecord& run,
                              const FtraceOptions& options) {
+  // Within the input limits first (a regular file of at most --max-input bytes): a FIFO
+  // or /dev/zero is refused before libtracecmd or the text parser reads it.
+  std::string bytes = read_input_file(path);
   if (is_trace_dat(path)) {
+    bytes = {};
     std::istringstream text(trace_dat_text(path));
     FtraceStats stats = parse_ftrace(text, path, sink, run, options);
     stats.format = "trace.dat";
     return stats;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open for reading");
+  std::istringstream in(std::move(bytes));
   return parse_ftrace(in, path, sink, run, options);
 }
 

@@ -3,29 +3,23 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <memory>
 #include <thread>
 
 #include "host/tracefs.h"
+#include "host/user_dirs.h"
 #include "util/error.h"
 
 namespace schedlab {
 
 namespace {
-
-std::filesystem::path cache_dir(const std::string& dir) {
-  if (!dir.empty()) return dir;
-  const char* xdg = getenv("XDG_CACHE_HOME");
-  const char* home = getenv("HOME");
-  return xdg && *xdg ? std::filesystem::path(xdg) / "schedlab"
-                     : std::filesystem::path(home && *home ? home : "/tmp") / ".cache" / "schedlab";
-}
 
 bool on_path(const std::string& program) {
   const char* path = getenv("PATH");
@@ -50,38 +44,50 @@ void require(const std::string& program, const std::string& package) {
 }
 
 // A synthetic YUV 4:2:0 clip with texture and motion, so that motion search and entropy
-// coding have work to do (in place of ffmpeg's test source).
-std::string make_clip(const HostBenchOptions& o) {
-  const std::filesystem::path dir = cache_dir(o.cache_dir);
-  const std::filesystem::path file =
-      dir / fmt::format("clip-{}x{}-{}.yuv", o.width, o.height, o.frames);
-  if (std::filesystem::exists(file) &&
-      std::filesystem::file_size(file) == static_cast<uintmax_t>(o.width) *
-                                              static_cast<uintmax_t>(o.height) * 3 / 2 *
-                                              static_cast<uintmax_t>(o.frames))
-    return file.string();
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  std::ofstream out(file, std::ios::binary);
-  if (!out) throw InputError(file.string(), "", "cannot write the clip cache");
-  std::vector<unsigned char> y(static_cast<size_t>(o.width) * o.height);
-  std::vector<unsigned char> uv(y.size() / 4);
-  uint32_t noise = 12345;
-  for (int f = 0; f < o.frames; ++f) {
-    for (int r = 0; r < o.height; ++r)
-      for (int c = 0; c < o.width; ++c) {
-        noise = noise * 1664525u + 1013904223u;
-        const int moving =
-            ((c + 3 * f) / 16 + (r + f) / 16) % 2 ? 180 : 60;  // a drifting checkerboard
-        y[static_cast<size_t>(r) * o.width + c] = static_cast<unsigned char>(
-            std::clamp(moving + static_cast<int>(noise >> 28) - 8, 0, 255));
-      }
-    out.write(reinterpret_cast<const char*>(y.data()), static_cast<std::streamsize>(y.size()));
-    for (size_t i = 0; i < uv.size(); ++i) uv[i] = static_cast<unsigned char>(128 + ((i + f) % 16));
-    out.write(reinterpret_cast<const char*>(uv.data()), static_cast<std::streamsize>(uv.size()));
-    out.write(reinterpret_cast<const char*>(uv.data()), static_cast<std::streamsize>(uv.size()));
+// coding have work to do (in place of ffmpeg's test source): made once in the cache folder
+// (host/user_dirs.h), or for this run only in `scratch` when there is no cache to trust.
+std::string make_clip(const HostBenchOptions& o, std::unique_ptr<PrivateDir>& scratch) {
+  const uint64_t bytes = static_cast<uint64_t>(o.width) * static_cast<uint64_t>(o.height) * 3 / 2 *
+                         static_cast<uint64_t>(o.frames);
+  constexpr uint64_t kMaxClipBytes = uint64_t{4} << 30;
+  if (bytes > kMaxClipBytes)
+    throw InputError("", "--frames",
+                     fmt::format("the clip would take {} bytes, more than 4 GiB: fewer frames or "
+                                 "a smaller picture",
+                                 bytes));
+  std::string why;
+  std::string dir = cache_dir(o.cache_dir, &why);
+  if (dir.empty()) {
+    scratch = std::make_unique<PrivateDir>();
+    dir = scratch->path();
   }
-  return file.string();
+  const std::string file = fmt::format("{}/clip-{}x{}-{}.yuv", dir, o.width, o.height, o.frames);
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+      static_cast<uint64_t>(st.st_size) == bytes)
+    return file;
+  const bool written = write_cache_file(file, [&](std::ostream& out) {
+    std::vector<unsigned char> y(static_cast<size_t>(o.width) * o.height);
+    std::vector<unsigned char> uv(y.size() / 4);
+    uint32_t noise = 12345;
+    for (int f = 0; f < o.frames; ++f) {
+      for (int r = 0; r < o.height; ++r)
+        for (int c = 0; c < o.width; ++c) {
+          noise = noise * 1664525u + 1013904223u;
+          const int moving =
+              ((c + 3 * f) / 16 + (r + f) / 16) % 2 ? 180 : 60;  // a drifting checkerboard
+          y[static_cast<size_t>(r) * o.width + c] = static_cast<unsigned char>(
+              std::clamp(moving + static_cast<int>(noise >> 28) - 8, 0, 255));
+        }
+      out.write(reinterpret_cast<const char*>(y.data()), static_cast<std::streamsize>(y.size()));
+      for (size_t i = 0; i < uv.size(); ++i)
+        uv[i] = static_cast<unsigned char>(128 + ((i + f) % 16));
+      out.write(reinterpret_cast<const char*>(uv.data()), static_cast<std::streamsize>(uv.size()));
+      out.write(reinterpret_cast<const char*>(uv.data()), static_cast<std::streamsize>(uv.size()));
+    }
+  });
+  if (!written) throw InputError(file, "", "cannot write the clip");
+  return file;
 }
 
 // Runs argv, returning its stdout and stderr together; stops it at the timeout.
@@ -91,6 +97,7 @@ std::string run_capture(const std::vector<std::string>& argv, double timeout_s, 
   const pid_t child = fork();
   if (child == 0) {
     setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // it dies with schedlab
     dup2(fds[1], 1);
     dup2(fds[1], 2);
     std::vector<char*> args;
@@ -226,13 +233,15 @@ std::vector<BenchRun> host_bench(const HostBenchOptions& o,
     throw InputError("", "host bench rtapp", "give the rt-app JSON file with --file");
   if ((o.policy == "SCHED_FIFO" || o.policy == "SCHED_RR") && geteuid() != 0)
     throw InputError("", "--policy " + o.policy, "real-time policies need root (CAP_SYS_NICE)");
-  const std::string clip = o.program == "x264" ? make_clip(o) : "";
+  std::unique_ptr<PrivateDir> scratch;
+  const std::string clip = o.program == "x264" ? make_clip(o, scratch) : "";
   StopSignals signals;
   pid_t server = -1;
   if (o.program == "tbench") {
     server = fork();
     if (server == 0) {
       setpgid(0, 0);
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
       const int null = open("/dev/null", O_WRONLY);
       dup2(null, 1);
       dup2(null, 2);

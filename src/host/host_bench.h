@@ -31,7 +31,7 @@ struct HostBenchOptions {
   bool processes = false;
   // rtapp
   std::string file;
-  std::string cache_dir;  // empty: $XDG_CACHE_HOME/schedlab or ~/.cache/schedlab
+  std::string cache_dir;  // empty: host/user_dirs.h's cache folder
   double timeout_s = 600;
 };
 

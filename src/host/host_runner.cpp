@@ -4,12 +4,14 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -18,11 +20,14 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <sstream>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
 #include "events/deadline_job.h"
 #include "host/tracefs.h"
+#include "host/user_dirs.h"
 #include "util/error.h"
 #include "util/rng.h"
 
@@ -78,27 +83,38 @@ uint32_t linux_policy(SchedPolicy p) {
   return 0;
 }
 
+// "loops_per_us X": X, or nullopt when the text is not that.
+std::optional<double> cached_speed(const std::string& text) {
+  std::istringstream in(text);
+  std::string key, value, rest;
+  if (!(in >> key >> value) || key != "loops_per_us" || (in >> rest)) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  if (end != value.c_str() + value.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
 // The busy loop's speed on this machine, measured in thread CPU time (immune to
-// preemption), cached between runs.
+// preemption), cached between runs in a folder of this user's (host/user_dirs.h). A cached
+// value outside [kMinLoopsPerUs, kMaxLoopsPerUs] is not believed (1e12 made every run
+// loop for days, a tiny one gave wrong figures): it is measured again, with a note.
 double calibrate(const HostRunOptions& o, std::string* note) {
-  std::filesystem::path dir = o.cache_dir;
-  if (dir.empty()) {
-    const char* xdg = getenv("XDG_CACHE_HOME");
-    const char* home = getenv("HOME");
-    dir = xdg && *xdg
-              ? std::filesystem::path(xdg) / "schedlab"
-              : std::filesystem::path(home && *home ? home : "/tmp") / ".cache" / "schedlab";
-  }
-  const std::filesystem::path file = dir / "calibration";
-  if (!o.recalibrate) {
-    std::ifstream in(file);
-    std::string key;
-    double value = 0;
-    if (in >> key >> value && key == "loops_per_us" && value > 0) {
-      *note = fmt::format("busy loop: {:.1f} loops/us (cached in {}; --recalibrate measures again)",
-                          value, file.string());
-      return value;
-    }
+  std::string why;
+  const std::string dir = cache_dir(o.cache_dir, &why);
+  const std::string file = dir.empty() ? std::string() : dir + "/calibration";
+  std::string doubt;
+  if (!o.recalibrate && !file.empty()) {
+    if (const auto text = read_cache_file(file, 4096))
+      if (const auto value = cached_speed(*text)) {
+        if (*value >= kMinLoopsPerUs && *value <= kMaxLoopsPerUs) {
+          *note =
+              fmt::format("busy loop: {:.1f} loops/us (cached in {}; --recalibrate measures again)",
+                          *value, file);
+          return *value;
+        }
+        doubt = fmt::format("; the cached {:g} loops/us is outside {:g}..{:g}, so not believed",
+                            *value, kMinLoopsPerUs, kMaxLoopsPerUs);
+      }
   }
   double best = 0;
   for (int i = 0; i < 5; ++i) {
@@ -108,12 +124,37 @@ double calibrate(const HostRunOptions& o, std::string* note) {
     const Time t1 = thread_cpu_now();
     best = std::max(best, static_cast<double>(n) / (static_cast<double>(t1 - t0) / 1000.0));
   }
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  std::ofstream(file) << "loops_per_us " << best << "\n";
-  *note =
-      fmt::format("busy loop: {:.1f} loops/us (measured now, cached in {})", best, file.string());
+  const bool cached = !file.empty() && write_cache_file(file, [&](std::ostream& out) {
+    out << "loops_per_us " << best << "\n";
+  });
+  *note = fmt::format("busy loop: {:.1f} loops/us (measured now, {}){}", best,
+                      cached         ? "cached in " + file
+                      : file.empty() ? "not cached: " + why
+                                     : "not cached: cannot write " + file,
+                      doubt);
   return best;
+}
+
+// Which limit a refused thread most likely hit, with the numbers, for the error.
+std::string thread_limit_hint() {
+  rlimit as{}, stack{}, nproc{};
+  getrlimit(RLIMIT_AS, &as);
+  getrlimit(RLIMIT_STACK, &stack);
+  getrlimit(RLIMIT_NPROC, &nproc);
+  // glibc gives a thread a stack of RLIMIT_STACK (8 MiB when that is unlimited), and a
+  // thread that allocates an arena of up to 64 MiB.
+  const uint64_t stack_kb = stack.rlim_cur == RLIM_INFINITY ? 8192 : stack.rlim_cur / 1024;
+  uint64_t mapped_pages = 0;
+  std::ifstream("/proc/self/statm") >> mapped_pages;
+  const uint64_t mapped = mapped_pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  if (as.rlim_cur != RLIM_INFINITY && mapped + (64 << 20) + stack_kb * 1024 >= as.rlim_cur)
+    return fmt::format(
+        "the limit hit: address space (ulimit -v {} KB), with {} KB of stack per thread",
+        as.rlim_cur / 1024, stack_kb);
+  if (nproc.rlim_cur != RLIM_INFINITY)
+    return fmt::format("the limit hit: processes and threads of this user (ulimit -u {})",
+                       nproc.rlim_cur);
+  return "the limit hit: kernel.threads-max, or memory";
 }
 
 struct Waitable {
@@ -152,8 +193,12 @@ struct Worker {
 
 class Runner {
  public:
-  Runner(const Scenario& s, double loops_per_us, HostRunResult& result)
-      : s_(s), w_(s.workload), loops_per_us_(loops_per_us), result_(result) {
+  Runner(const Scenario& s, double loops_per_us, int max_threads, HostRunResult& result)
+      : s_(s),
+        w_(s.workload),
+        loops_per_us_(loops_per_us),
+        max_threads_(max_threads),
+        result_(result) {
     mutexes_ = std::vector<std::timed_mutex>(w_.mutexes.size());
     condvars_ = std::vector<std::condition_variable_any>(w_.condvars.size());
     barriers_ = std::vector<Barrier>(w_.barriers.size());
@@ -167,12 +212,17 @@ class Runner {
     fork_counts_ = std::vector<std::atomic<int>>(w_.tasks.size());
   }
 
+  // A thread that cannot start ends the run as an error (error()), as a failing thread does.
   void start_static() {
-    for (size_t i = 0; i < w_.tasks.size(); ++i) {
-      const TaskSpec& spec = w_.tasks[i];
-      for (int k = 0; k < spec.instances; ++k)
-        start(static_cast<int>(i),
-              spec.instances > 1 ? fmt::format("{}-{}", spec.name, k) : spec.name);
+    try {
+      for (size_t i = 0; i < w_.tasks.size(); ++i) {
+        const TaskSpec& spec = w_.tasks[i];
+        for (int k = 0; k < spec.instances; ++k)
+          start(static_cast<int>(i),
+                spec.instances > 1 ? fmt::format("{}-{}", spec.name, k) : spec.name, "");
+      }
+    } catch (...) {
+      fail(std::current_exception());
     }
   }
 
@@ -182,6 +232,10 @@ class Runner {
       if (!wk.done) return false;
     return true;
   }
+
+  ~Runner() { stop_all(); }  // no thread outlives the run, whatever ends it
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
 
   // Tells every thread to stop, wakes it from whatever it waits on, and joins it.
   void stop_all() {
@@ -196,7 +250,7 @@ class Runner {
       {
         std::lock_guard<std::mutex> g(workers_m_);
         for (Worker& wk : workers_)
-          if (!wk.done) {
+          if (!wk.done && wk.thread.joinable()) {
             done = false;
             pthread_kill(wk.thread.native_handle(), SIGUSR2);
           }
@@ -275,24 +329,44 @@ class Runner {
     stop_ = true;
   }
 
-  void start(int spec, std::string name) {
+  // A thread of task `spec`, forked by `parent` (empty: at the start). Past max_threads,
+  // or when the system refuses a thread, an error naming the task (the caller's thread
+  // hands it to fail()).
+  void start(int spec, std::string name, const std::string& parent) {
     std::lock_guard<std::mutex> g(workers_m_);
     if (stop_) return;
+    if (alive_ >= max_threads_)
+      throw WorkloadError(
+          fmt::format("more than {} threads alive at once, when {} (--max-tasks raises the limit)",
+                      max_threads_,
+                      parent.empty() ? fmt::format("task {} starts", name)
+                                     : fmt::format("task {} forks {}", parent, name)),
+          s_.file);
     Worker& wk = workers_.emplace_back();
     const int64_t id = static_cast<int64_t>(workers_.size());
-    wk.thread = std::thread([this, spec, name, id, &wk] {
-      Thread t;
-      t.spec = spec;
-      t.name = name;
-      t.id = id;
-      t.rng = Rng(s_.seed * 1000003 + static_cast<uint64_t>(id));
-      try {
-        body(t);
-      } catch (...) {
-        fail(std::current_exception());
-      }
-      wk.done = true;
-    });
+    ++alive_;
+    try {
+      wk.thread = std::thread([this, spec, name, id, &wk] {
+        Thread t;
+        t.spec = spec;
+        t.name = name;
+        t.id = id;
+        t.rng = Rng(s_.seed * 1000003 + static_cast<uint64_t>(id));
+        try {
+          body(t);
+        } catch (...) {
+          fail(std::current_exception());
+        }
+        --alive_;
+        wk.done = true;
+      });
+    } catch (const std::system_error& e) {
+      --alive_;
+      workers_.pop_back();  // no thread behind it: nothing to signal or join
+      throw InputError(s_.file, "tasks." + w_.tasks[spec].name,
+                       fmt::format("the system refused thread '{}' ({} threads running): {}; {}",
+                                   name, alive_.load(), e.code().message(), thread_limit_hint()));
+    }
   }
 
   // Sleeps until an absolute CLOCK_MONOTONIC time; false when told to stop.
@@ -444,7 +518,7 @@ class Runner {
         sched_yield();
         return true;
       case Op::kFork:
-        return fork_task(s.object);
+        return fork_task(t, s.object);
       case Op::kSpinLock:
         return spin_lock(t, s);
       case Op::kSpinUnlock:
@@ -537,10 +611,10 @@ class Runner {
     return true;
   }
 
-  bool fork_task(int32_t object) {
+  bool fork_task(const Thread& t, int32_t object) {
     const TaskSpec& target = w_.tasks[object];
     const int k = target.instances + fork_counts_[object]++;
-    start(object, fmt::format("{}-{}", target.name, k));
+    start(object, fmt::format("{}-{}", target.name, k), t.name);
     return true;
   }
 
@@ -697,6 +771,8 @@ class Runner {
   const Scenario& s_;
   const Workload& w_;
   double loops_per_us_;
+  int max_threads_;
+  std::atomic<int> alive_{0};
   HostRunResult& result_;
   std::atomic<bool> stop_{false};
   std::vector<std::timed_mutex> mutexes_;
@@ -743,7 +819,7 @@ HostRunResult run_on_host(const Scenario& scenario, const HostRunOptions& option
   struct sigaction old {};
   sigaction(SIGUSR2, &sa, &old);
   StopSignals signals;
-  Runner runner(scenario, result.loops_per_us, result);
+  Runner runner(scenario, result.loops_per_us, options.max_threads, result);
   result.start_ns = mono_now();
   runner.start_static();
   for (;;) {

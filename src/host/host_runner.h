@@ -24,14 +24,19 @@
 
 #include "host/run_record.h"
 #include "scenario/scenario.h"
+#include "util/limits.h"
 
 namespace schedlab {
 
 struct HostRunOptions {
   Time duration_ns = 10 * kNsPerSec;  // the bound of the run
   bool recalibrate = false;
-  std::string cache_dir;  // empty: $XDG_CACHE_HOME/schedlab or ~/.cache/schedlab
+  std::string cache_dir;                     // empty: host/user_dirs.h's cache folder
+  int max_threads = kDefaultMaxHostThreads;  // alive at once; a fork past it ends the run
 };
+
+// The busy-loop speeds a cached calibration may hold; outside them it is measured again.
+inline constexpr double kMinLoopsPerUs = 1, kMaxLoopsPerUs = 100'000;
 
 struct HostRunResult {
   Time start_ns = 0, end_ns = 0;  // CLOCK_MONOTONIC
@@ -44,8 +49,9 @@ struct HostRunResult {
 };
 
 // Throws InputError for what the host cannot run (a policy it refuses without privilege,
-// a SCHED_ISO task) naming the task, and WorkloadError (naming the scenario) for a stuck
-// spinlock.
+// a SCHED_ISO task, a thread the system will not create) naming the task, and
+// WorkloadError (naming the scenario) for a stuck spinlock or more threads than
+// max_threads. Every thread is stopped and joined however it ends.
 HostRunResult run_on_host(const Scenario& scenario, const HostRunOptions& options);
 
 }  // namespace schedlab

@@ -3,13 +3,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "host/ftrace_parser.h"
 #include "host/host_machine.h"
 #include "host/host_runner.h"
 #include "host/tracefs.h"
+#include "host/user_dirs.h"
+#include "util/error.h"
 
 namespace schedlab {
 
@@ -18,33 +20,42 @@ HostSessionResult run_recorded(const Scenario& scenario, const HostSessionOption
   HostRunOptions ho;
   ho.recalibrate = o.recalibrate;
   ho.duration_ns = scenario.duration_ns.value_or(10 * kNsPerSec);
-  const std::string trace_path =
-      !o.keep_trace.empty()
-          ? o.keep_trace
-          : (std::filesystem::temp_directory_path() / fmt::format("schedlab-host-{}.txt", getpid()))
-                .string();
-  HostSessionResult out;
+  ho.max_threads = o.max_threads;
+  ho.cache_dir = o.cache_dir;
+  // The trace is private: a file of our own in a folder of our own, unless the user
+  // named one to keep.
+  std::unique_ptr<PrivateDir> temp;
+  std::string trace_path = o.keep_trace;
+  if (trace_path.empty()) {
+    temp = std::make_unique<PrivateDir>();
+    trace_path = temp->new_file("trace.txt");
+  }
+  OutputOptions out;
+  out.follow_symlink = !o.keep_trace.empty();
+  out.mode = 0600;
+  out.force_mode = true;
+  HostSessionResult result;
   HostRunResult run;
   {
-    TraceSession session(o.tracefs_dir, o.buffer_kb, trace_path);
+    TraceSession session(o.trace, trace_path, out);
+    result.notes = session.notes();
     run = run_on_host(scenario, ho);
     session.stop();
     if (session.overruns())
-      out.notes.push_back(fmt::format("the trace buffer dropped {} events (raise --buffer-kb)",
-                                      session.overruns()));
+      result.notes.push_back(fmt::format("the trace buffer dropped {} events (raise --buffer-kb)",
+                                         session.overruns()));
   }
-  out.notes.push_back(run.calibration_note);
-  if (run.interrupted) out.notes.push_back("interrupted; the metrics cover the run so far");
-  out.interrupted = run.interrupted;
+  result.notes.push_back(run.calibration_note);
+  if (run.interrupted) result.notes.push_back("interrupted; the metrics cover the run so far");
+  result.interrupted = run.interrupted;
   run.record.policy = fmt::format("host {}", host_kernel_release());
   run.record.generator = scenario.generator;
-  {
-    std::ifstream in(trace_path);
-    const FtraceStats stats = parse_ftrace(in, trace_path, sink, run.record);
-    for (const std::string& n : stats.notes) out.notes.push_back(n);
-  }
-  if (o.keep_trace.empty()) std::filesystem::remove(trace_path);
-  return out;
+  // Our own recording, read as it is (--max-input guards what a user hands in).
+  std::ifstream in(trace_path, std::ios::binary);
+  if (!in) throw InputError(trace_path, "", "cannot read the recording back");
+  const FtraceStats stats = parse_ftrace(in, trace_path, sink, run.record);
+  for (const std::string& n : stats.notes) result.notes.push_back(n);
+  return result;
 }
 
 }  // namespace schedlab

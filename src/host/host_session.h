@@ -8,15 +8,18 @@
 #include <vector>
 
 #include "events/event.h"
+#include "host/tracefs.h"
 #include "scenario/scenario.h"
+#include "util/limits.h"
 
 namespace schedlab {
 
 struct HostSessionOptions {
   bool recalibrate = false;
-  std::string keep_trace;   // keep the ftrace text in this file (else a temporary one)
-  std::string tracefs_dir;  // empty: found
-  int buffer_kb = 8192;
+  std::string keep_trace;  // keep the ftrace text in this file, 0600 (else a private temporary)
+  TraceSetup trace;
+  int max_threads = kDefaultMaxHostThreads;  // alive at once
+  std::string cache_dir;                     // empty: host_runner.h's default
 };
 
 struct HostSessionResult {

@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
@@ -17,6 +16,9 @@
 #include <sstream>
 #include <thread>
 
+#include "host/global_tracing.h"
+#include "host/trace_instance.h"
+#include "host/watchdog.h"
 #include "util/error.h"
 
 namespace schedlab {
@@ -39,61 +41,10 @@ std::string read_file(const std::string& path) {
   return v;
 }
 
-bool write_file(const std::string& path, const std::string& value) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0) return false;
-  const ssize_t n = ::write(fd, value.data(), value.size());
-  ::close(fd);
-  return n == static_cast<ssize_t>(value.size());
-}
-
-// "7 (expanded: 1408)" -> "7"; "[local] global mono" -> "local".
-std::string first_number(const std::string& s) {
-  return s.substr(0, s.find(' '));
-}
+// "[local] global mono" -> "local".
 std::string bracketed(const std::string& s) {
   const auto a = s.find('['), b = s.find(']');
   return a == std::string::npos || b == std::string::npos ? s : s.substr(a + 1, b - a - 1);
-}
-
-// Every setting touched, saved on construction and written back on destruction.
-class SavedSettings {
- public:
-  explicit SavedSettings(std::string dir) : dir_(std::move(dir)) {
-    save("tracing_on", read_file(dir_ + "/tracing_on"));
-    save("current_tracer", read_file(dir_ + "/current_tracer"));
-    save("buffer_size_kb", first_number(read_file(dir_ + "/buffer_size_kb")));
-    save("trace_clock", bracketed(read_file(dir_ + "/trace_clock")));
-    for (const std::string& e : recorded_sched_events()) {
-      const std::string file = "events/sched/" + e + "/enable";
-      save(file, read_file(dir_ + "/" + file));
-    }
-  }
-  ~SavedSettings() {
-    write_file(dir_ + "/tracing_on", "0");
-    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it)
-      if (it->first != "tracing_on") write_file(dir_ + "/" + it->first, it->second);
-    write_file(dir_ + "/tracing_on", tracing_on_);
-  }
-  SavedSettings(const SavedSettings&) = delete;
-  SavedSettings& operator=(const SavedSettings&) = delete;
-
- private:
-  void save(const std::string& name, const std::string& value) {
-    if (name == "tracing_on")
-      tracing_on_ = value;
-    else
-      saved_.emplace_back(name, value);
-  }
-  std::string dir_;
-  std::string tracing_on_ = "1";
-  std::vector<std::pair<std::string, std::string>> saved_;
-};
-
-void set(const std::string& dir, const std::string& name, const std::string& value) {
-  if (!write_file(dir + "/" + name, value))
-    throw InputError(dir + "/" + name, "",
-                     fmt::format("cannot write '{}': {}", value, strerror(errno)));
 }
 
 // Copies trace_pipe to the output while the command runs, then drains it.
@@ -109,7 +60,7 @@ class PipeReader {
     if (!thread_.joinable()) return;
     stop_ = true;
     thread_.join();
-    ::close(fd_);
+    ::close(fd_);  // before the instance is removed: an open trace_pipe keeps it busy
   }
   size_t lines() const { return lines_; }
 
@@ -182,56 +133,64 @@ std::string find_tracefs(const std::string& dir, bool mount_if_needed, std::stri
 }
 
 std::vector<std::string> tracing_settings(const std::string& dir) {
-  std::vector<std::string> out = {
-      "tracing_on=" + read_file(dir + "/tracing_on"),
-      "current_tracer=" + read_file(dir + "/current_tracer"),
-      "buffer_size_kb=" + first_number(read_file(dir + "/buffer_size_kb")),
-      "trace_clock=" + bracketed(read_file(dir + "/trace_clock"))};
+  std::vector<std::string> out = {"tracing_on=" + read_file(dir + "/tracing_on"),
+                                  "current_tracer=" + read_file(dir + "/current_tracer"),
+                                  "buffer_size_kb=" + read_file(dir + "/buffer_size_kb"),
+                                  "trace_clock=" + bracketed(read_file(dir + "/trace_clock"))};
   for (const std::string& e : recorded_sched_events())
     out.push_back(e + "=" + read_file(dir + "/events/sched/" + e + "/enable"));
   return out;
 }
 
 struct TraceSession::Impl {
+  std::unique_ptr<OutputFile> out;
+  std::unique_ptr<Watchdog> watchdog;
+  std::unique_ptr<TraceInstance> instance;  // or
+  std::unique_ptr<GlobalTracing> global;
   std::string dir;
-  std::ofstream out;
-  std::unique_ptr<SavedSettings> saved;
   std::unique_ptr<PipeReader> reader;
+  std::vector<std::string> notes;
+  size_t lines = 0;
   unsigned long long overruns = 0;
   bool stopped = false;
+
+  void tracing_on(bool on) {
+    if (instance) instance->tracing_on(on);
+    if (global) global->tracing_on(on);
+  }
 };
 
-TraceSession::TraceSession(const std::string& tracefs_dir, int buffer_kb,
-                           const std::string& out_path)
+TraceSession::TraceSession(const TraceSetup& setup, const std::string& out_path,
+                           const OutputOptions& out)
     : impl_(std::make_unique<Impl>()) {
   if (geteuid() != 0)
     throw InputError("", "record", "recording the kernel's scheduler needs root (tracefs)");
   std::string why;
-  impl_->dir = find_tracefs(tracefs_dir, true, &why);
-  if (impl_->dir.empty()) throw InputError("", "record", why);
-  impl_->out.open(out_path, std::ios::binary);
-  if (!impl_->out) throw InputError(out_path, "", "cannot open for writing");
-  impl_->out << "# tracer: nop\n#\n# recorded by schedlab #P:" << sysconf(_SC_NPROCESSORS_ONLN)
-             << "\n";
-  const std::string& dir = impl_->dir;
-  impl_->saved = std::make_unique<SavedSettings>(dir);  // restored however we leave
-  set(dir, "tracing_on", "0");
-  set(dir, "current_tracer", "nop");
-  set(dir, "trace_clock", "mono");
-  set(dir, "buffer_size_kb", std::to_string(buffer_kb));
-  set(dir, "trace", "");
-  for (const std::string& e : recorded_sched_events())
-    set(dir, "events/sched/" + e + "/enable", "1");
-  impl_->reader = std::make_unique<PipeReader>(dir, impl_->out);
-  set(dir, "tracing_on", "1");
+  const std::string root = find_tracefs(setup.tracefs_dir, true, &why);
+  if (root.empty()) throw InputError("", "record", why);
+  impl_->out = std::make_unique<OutputFile>(out_path, out);
+  impl_->out->stream() << "# tracer: nop\n#\n# recorded by schedlab #P:"
+                       << sysconf(_SC_NPROCESSORS_ONLN) << "\n";
+  impl_->watchdog = std::make_unique<Watchdog>();
+  if (!setup.global && instances_supported(root)) {
+    impl_->notes = remove_stale_instances(root);
+    impl_->instance = std::make_unique<TraceInstance>(root, setup.buffer_kb, *impl_->watchdog);
+    impl_->dir = impl_->instance->dir();
+  } else {
+    impl_->global = std::make_unique<GlobalTracing>(root, setup.buffer_kb, *impl_->watchdog,
+                                                    setup.lock_dir, impl_->notes);
+    impl_->dir = root;
+  }
+  impl_->reader = std::make_unique<PipeReader>(impl_->dir, impl_->out->stream());
+  impl_->tracing_on(true);
 }
 
 void TraceSession::stop() {
   if (impl_->stopped) return;
   impl_->stopped = true;
-  write_file(impl_->dir + "/tracing_on", "0");
+  impl_->tracing_on(false);
   impl_->reader->stop();
-  impl_->out.flush();
+  impl_->lines = impl_->reader->lines();
   for (long cpu = 0; cpu < sysconf(_SC_NPROCESSORS_ONLN); ++cpu) {
     std::istringstream stats(read_file(fmt::format("{}/per_cpu/cpu{}/stats", impl_->dir, cpu)));
     std::string key;
@@ -239,67 +198,35 @@ void TraceSession::stop() {
     while (stats >> key)
       if (key == "overrun:" && stats >> value) impl_->overruns += value;
   }
+  impl_->out->close();
 }
 
 TraceSession::~TraceSession() {
   if (!impl_) return;
-  if (impl_->reader) stop();
+  if (impl_->reader) {
+    impl_->tracing_on(false);
+    impl_->reader->stop();
+  }
   impl_->reader.reset();
-  impl_->saved.reset();
+  impl_->instance.reset();  // removed, or
+  impl_->global.reset();    // the settings written back
+  if (impl_->watchdog) impl_->watchdog->disarm();
 }
 
 size_t TraceSession::lines() const {
-  return impl_->reader ? impl_->reader->lines() : 0;
+  return impl_->reader ? impl_->reader->lines() : impl_->lines;
 }
 unsigned long long TraceSession::overruns() const {
   return impl_->overruns;
 }
-
-RecordResult record_command(const RecordOptions& o) {
-  if (o.command.empty())
-    throw InputError("", "record", "no command given (schedlab record -- CMD)");
-  RecordResult result;
-  StopSignals signals;
-  TraceSession session(o.tracefs_dir, o.buffer_kb, o.out);
-
-  const pid_t child = fork();
-  if (child < 0) throw InputError("", "record", fmt::format("fork: {}", strerror(errno)));
-  if (child == 0) {
-    setpgid(0, 0);
-    std::vector<char*> argv;
-    for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execvp(argv[0], argv.data());
-    _exit(127);
-  }
-  setpgid(child, child);
-  const auto start = std::chrono::steady_clock::now();
-  int status = 0;
-  bool stopping = false;
-  double stop_at = 0;
-  auto stop_group = [&](int sig) { kill(-child, sig); };
-  for (;;) {
-    const pid_t r = waitpid(child, &status, WNOHANG);
-    if (r == child) break;
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!stopping && (g_signal != 0 || elapsed > o.timeout_s)) {
-      result.interrupted = g_signal != 0;
-      result.timed_out = !result.interrupted;
-      stop_group(SIGTERM);
-      stopping = true;
-      stop_at = elapsed;
-    } else if (stopping && elapsed > stop_at + 2) {
-      stop_group(SIGKILL);  // it ignored SIGTERM
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  stop_group(SIGKILL);  // whatever the command left behind in its group
-  session.stop();
-  result.lines = session.lines();
-  result.overruns = session.overruns();
-  result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
+const std::vector<std::string>& TraceSession::notes() const {
+  return impl_->notes;
+}
+const std::string& TraceSession::trace_dir() const {
+  return impl_->dir;
+}
+Watchdog& TraceSession::watchdog() {
+  return *impl_->watchdog;
 }
 
 }  // namespace schedlab

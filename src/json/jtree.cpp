@@ -2,13 +2,22 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
+#include <algorithm>
+#include <charconv>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "util/error.h"
+#include "util/input_file.h"
+#include "util/limits.h"
 
 namespace schedlab {
+
+JValue::JValue() = default;
+JValue::JValue(const JValue&) = default;
+JValue::JValue(JValue&&) noexcept = default;
+JValue& JValue::operator=(const JValue&) = default;
+JValue& JValue::operator=(JValue&&) noexcept = default;
+JValue::~JValue() = default;
 
 const JValue* JValue::find(const std::string& key) const {
   for (const auto& [k, v] : members)
@@ -160,6 +169,13 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
     return true;
   }
   bool open(JValue::Kind kind) {
+    // A tree is destroyed (and dumped) recursively: a bounded depth keeps that off the
+    // end of the stack.
+    if (stack_.size() >= static_cast<size_t>(kMaxJsonDepth))
+      throw InputError(file_, "",
+                       fmt::format("malformed JSON: arrays and objects nested deeper than {} "
+                                   "levels",
+                                   kMaxJsonDepth));
     Frame f;
     f.value.kind = kind;
     f.key = std::move(pending_key_);
@@ -242,11 +258,7 @@ JValue parse_json(const std::string& text, const std::string& file, JsonLeniency
 }
 
 JValue parse_json_file(const std::string& path, JsonLeniency* leniency) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_json(buffer.str(), path, leniency);
+  return parse_json(read_input_file(path), path, leniency);
 }
 
 void set_json_pointer(JValue& root, const std::string& pointer, const std::string& value_text,
@@ -254,6 +266,8 @@ void set_json_pointer(JValue& root, const std::string& pointer, const std::strin
   const std::string key = "--set " + pointer;
   if (pointer.empty() || pointer[0] != '/')
     throw InputError(file, key, "a JSON pointer starts with '/'");
+  if (std::count(pointer.begin(), pointer.end(), '/') > kMaxJsonDepth)
+    throw InputError(file, key, fmt::format("more than {} levels", kMaxJsonDepth));
   JValue value;
   try {
     value = parse_json(value_text, "--set value");
@@ -278,12 +292,13 @@ void set_json_pointer(JValue& root, const std::string& pointer, const std::strin
       }
     } else if (node->is_array()) {
       size_t index = 0;
+      const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), index);
       const bool numeric =
-          !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+          !token.empty() && ec == std::errc() && end == token.data() + token.size();
       if (token == "-") {
         node->items.emplace_back();
         child = &node->items.back();
-      } else if (numeric && (index = std::stoul(token)) < node->items.size()) {
+      } else if (numeric && index < node->items.size()) {
         child = &node->items[index];
       } else {
         throw InputError(

@@ -24,6 +24,15 @@ struct JValue {
   std::vector<JValue> items;
   std::vector<std::pair<std::string, JValue>> members;
 
+  // Declared here and defaulted in jtree.cpp, where JValue is complete: clang 14 with
+  // libstdc++ 12 cannot instantiate pair<string, JValue> for the implicit ones.
+  JValue();
+  JValue(const JValue&);
+  JValue(JValue&&) noexcept;
+  JValue& operator=(const JValue&);
+  JValue& operator=(JValue&&) noexcept;
+  ~JValue();
+
   bool is_object() const { return kind == Kind::kObject; }
   bool is_array() const { return kind == Kind::kArray; }
   bool is_string() const { return kind == Kind::kString; }

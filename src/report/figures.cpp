@@ -1,7 +1,6 @@
 #include "report/figures.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include "util/error.h"
 
@@ -9,10 +8,8 @@ namespace schedlab {
 
 namespace {
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!(out << text)) throw InputError(path, "", "cannot write");
-}
+// A file whose name schedlab chose (a script beside a picture, a file in a folder).
+const OutputOptions kOwnName{false};
 
 std::string script_path(const std::string& path) {
   return std::filesystem::path(path).replace_extension(".gp").string();
@@ -20,14 +17,14 @@ std::string script_path(const std::string& path) {
 
 }  // namespace
 
-void write_picture(const PictureSpec& p, const std::string& path) {
+void write_picture(const PictureSpec& p, const std::string& path, const OutputOptions& options) {
   const PlotFormat format = plot_format_of(path);
   const std::string script = gnuplot_script(p.about, format, p.width, p.height, p.body);
-  write_file(script_path(path), script);
+  write_output(script_path(path), script, kOwnName);
   const Rendered r = render_gnuplot(script);
   if (!r.ok)
     throw InputError(path, "", "not drawn: " + r.error + "; the script is " + script_path(path));
-  write_file(path, r.picture);
+  write_output(path, r.picture, options);
 }
 
 Figure render_figure(const PictureSpec& p) {
@@ -45,11 +42,11 @@ Figure figure_of(const PictureSpec& p, const std::string& dir, const std::string
   Figure f;
   f.file = stem + ".svg";
   const std::string script = gnuplot_script(p.about, PlotFormat::kSvg, p.width, p.height, p.body);
-  write_file((std::filesystem::path(dir) / (stem + ".gp")).string(), script);
+  write_output((std::filesystem::path(dir) / (stem + ".gp")).string(), script, kOwnName);
   const Rendered r = render_gnuplot(script);
   if (r.ok) {
     f.svg = r.picture;
-    write_file((std::filesystem::path(dir) / f.file).string(), f.svg);
+    write_output((std::filesystem::path(dir) / f.file).string(), f.svg, kOwnName);
   } else {
     f.error = r.error + "; the script is " + stem + ".gp";
     f.file.clear();

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "report/json_text.h"
 #include "report/program_units.h"
 
 namespace schedlab {
@@ -98,7 +99,7 @@ void write_tasks(std::ostream& os, const std::vector<TaskMetrics>& tasks) {
     out.clear();
     out.append(4, ' ');
     ObjectWriter tj(out, 4);
-    tj.raw("name", ordered_json(t.name).dump());
+    tj.raw("name", json_string(t.name));
     tj.number("tid", t.tid);
     tj.number("cpu_time_ns", t.cpu_time_ns);
     tj.number("wait_time_ns", t.wait_time_ns);
@@ -156,8 +157,8 @@ void write_tasks(std::ostream& os, const std::vector<TaskMetrics>& tasks) {
 
 void write_metrics_json(std::ostream& os, const Metrics& m, const std::string& policy_note) {
   ordered_json j;
-  j["policy"] = m.policy;
-  if (!policy_note.empty()) j["policy_note"] = policy_note;
+  j["policy"] = utf8_or_escaped(m.policy);
+  if (!policy_note.empty()) j["policy_note"] = utf8_or_escaped(policy_note);
   j["seed"] = m.seed;
   j["cpus"] = m.cpus;
   j["duration_ns"] = m.duration_ns;
@@ -181,7 +182,7 @@ void write_metrics_json(std::ostream& os, const Metrics& m, const std::string& p
                                          {"p99", mk.interval.percentile(0.99)},
                                          {"max", mk.interval.max()}};
     interval["percentiles"] = percentile_block(mk.interval);
-    marks[name] =
+    marks[utf8_or_escaped(name)] =
         ordered_json{{"count", mk.count},
                      {"per_second", seconds > 0 ? static_cast<double>(mk.count) / seconds : 0.0},
                      {"first_ns", mk.first_ns},
@@ -201,7 +202,7 @@ void write_metrics_json(std::ostream& os, const Metrics& m, const std::string& p
                               {"lock_holder_preemptions", m.lock_holder_preemptions},
                               {"events", m.events}};
   if (const ProgramFigure f = program_figure(m); !f.name.empty())
-    j["program"] = ordered_json{{"name", f.name}, {f.key, f.value}};
+    j["program"] = ordered_json{{"name", utf8_or_escaped(f.name)}, {f.key, f.value}};
   // The tasks array, written directly (its tree would be most of the work and memory for
   // many tasks), where dump() put the placeholder.
   const std::string text = j.dump(2);

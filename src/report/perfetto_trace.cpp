@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
+#include "report/json_text.h"
 
 namespace schedlab {
 namespace {
@@ -10,9 +10,6 @@ namespace {
 constexpr int kCpuPid = 1;
 constexpr int kTaskPid = 2;
 
-std::string json_string(const std::string& s) {
-  return nlohmann::json(s).dump();
-}
 std::string micros(Time ns) {
   return fmt::format("{}.{:03}", ns / 1000, ns % 1000);
 }

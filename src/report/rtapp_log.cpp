@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "events/kernel_ids.h"
 #include "util/error.h"
+#include "util/output_file.h"
 
 namespace schedlab {
 
@@ -45,9 +45,10 @@ std::vector<std::string> write_rtapp_logs(const Metrics& m, const std::string& d
       if (c == '/') c = '_';
     const std::string path =
         (std::filesystem::path(dir) / fmt::format("rt-app-{}-{}.log", name, idx)).string();
-    std::ofstream out(path, std::ios::binary);
-    if (!out) throw InputError(path, "", "cannot open for writing");
-    out << rtapp_log_text(m, t, idx);
+    // Checked, and not through a symlink: the folder is the user's, the names are ours.
+    OutputOptions options;
+    options.follow_symlink = false;
+    write_output(path, rtapp_log_text(m, t, idx), options);
     files.push_back(path);
   }
   return files;

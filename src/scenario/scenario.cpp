@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <map>
 #include <thread>
 
 #include "scenario/taskgroups.h"
@@ -57,6 +57,59 @@ void check_cpus(const std::optional<std::vector<int>>& cpus, int machine_cpus, c
     if (c >= machine_cpus)
       r.fail(key, fmt::format("CPU {} is outside the machine ({} CPUs: 0..{})", c, machine_cpus,
                               machine_cpus - 1));
+}
+
+// The key that declared each task: "tasks.NAME" for rt-app's, the generator's for the rest.
+struct TaskOrigin {
+  std::string key;
+  size_t member = 0;  // rt-app's: the position under "tasks" (1-based); 0 for a generator's
+};
+
+std::string describe(const TaskOrigin& o) {
+  return o.member ? fmt::format("{} (member {} of tasks)", o.key, o.member)
+                  : o.key + " (a generator)";
+}
+
+// Every thread must be told apart in a report: two tasks of one name, or a task named as
+// another's instance ("b-1" beside "b" with 2 instances) or forked copy ("b-2", "b-3", ...
+// beside a forked "b" with 2 instances), are refused, naming both.
+void check_task_names(const Workload& w, const std::vector<TaskOrigin>& origin,
+                      const JsonReader& r) {
+  std::map<std::string, size_t> index_of;
+  for (size_t i = 0; i < w.tasks.size(); ++i) {
+    const auto [it, fresh] = index_of.try_emplace(w.tasks[i].name, i);
+    if (fresh) continue;
+    const TaskOrigin &first = origin[it->second], &again = origin[i];
+    if (first.member && again.member)
+      r.fail(again.key, fmt::format("two tasks named '{}' (members {} and {} of tasks)",
+                                    w.tasks[i].name, first.member, again.member));
+    r.fail(again.key,
+           fmt::format("makes a task named '{}', as {} does", w.tasks[i].name, describe(first)));
+  }
+  std::vector<bool> forked(w.tasks.size());
+  for (const TaskSpec& t : w.tasks)
+    for (const Phase& p : t.phases)
+      for (const Step& st : p.steps)
+        if (st.op == Op::kFork) forked[static_cast<size_t>(st.object)] = true;
+  for (size_t i = 0; i < w.tasks.size(); ++i) {
+    const std::string& name = w.tasks[i].name;
+    const size_t dash = name.rfind('-');
+    if (dash == std::string::npos || dash + 1 == name.size()) continue;
+    int64_t k = 0;
+    const std::string_view digits = std::string_view(name).substr(dash + 1);
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
+    if (ec != std::errc() || end != digits.data() + digits.size() || std::to_string(k) != digits)
+      continue;  // the engine and the host runner name copies "NAME-K", K in decimal
+    const auto base = index_of.find(name.substr(0, dash));
+    if (base == index_of.end()) continue;
+    const TaskSpec& b = w.tasks[base->second];
+    if (b.instances > 1 && k < b.instances)
+      r.fail(origin[i].key, fmt::format("the name of instance {} of {}, which has {} instances", k,
+                                        describe(origin[base->second]), b.instances));
+    if (forked[base->second] && k >= b.instances)
+      r.fail(origin[i].key, fmt::format("the name of copy {} that a fork of {} makes", k,
+                                        describe(origin[base->second])));
+  }
 }
 
 // "hgo" of "/tasks/hgo/run" (JSON pointer escapes undone), or nothing for another pointer.
@@ -125,21 +178,27 @@ Scenario build(JValue root, const std::string& file, const std::string& base_dir
   if (o.cpus && *o.cpus != s.machine.cpus) resize_machine(s.machine, *o.cpus);
   RtAppGlobal global;
   read_rtapp(root, r, s.workload, global, generators == nullptr);
+  std::vector<TaskOrigin> origin;
+  for (const TaskSpec& t : s.workload.tasks)
+    origin.push_back({"tasks." + t.name, origin.size() + 1});
   if (generators) {
     // Generated tasks follow the rt-app ones; jitter follows the run's seed.
     const uint64_t seed = o.seed.value_or(s.seed);
+    auto generate = [&](const JValue& g, const std::string& key) {
+      generate_workload(g, GeneratorContext{r, s.machine, seed, key}, s.workload);
+      origin.resize(s.workload.tasks.size(), TaskOrigin{key, 0});
+    };
     if (generators->is_array()) {
       if (generators->items.empty()) r.fail("workload", "an empty list of generators");
       for (size_t i = 0; i < generators->items.size(); ++i)
-        generate_workload(generators->items[i],
-                          GeneratorContext{r, s.machine, seed, fmt::format("workload[{}]", i)},
-                          s.workload);
+        generate(generators->items[i], fmt::format("workload[{}]", i));
     } else {
-      generate_workload(*generators, GeneratorContext{r, s.machine, seed, "workload"}, s.workload);
+      generate(*generators, "workload");
       if (const JValue* g = generators->find("generator"); g && g->is_string())
         s.generator = g->string;
     }
   }
+  check_task_names(s.workload, origin, r);
   validate_workload(s.workload, r);
   for (const TaskSpec& t : s.workload.tasks) {
     check_cpus(t.cpus, s.machine.cpus, r, "tasks." + t.name + ".cpus");

@@ -219,6 +219,12 @@ CpuId Engine::checked_cpu(const Task& t, CpuId cpu) const {
 
 Task& Engine::create_task(int spec_index, const std::string& name, Task* parent) {
   const TaskSpec& spec = workload_.tasks[spec_index];
+  if (live_tasks_ >= options_.max_live_tasks)  // a fork tree grows without bound otherwise
+    throw WorkloadError(fmt::format(
+        "more than {} tasks alive at once at {:.6f} s, when {} (--max-tasks raises the limit)",
+        options_.max_live_tasks, static_cast<double>(now_) / 1e9,
+        parent ? fmt::format("task {} forks {}", parent->name, name)
+               : fmt::format("task {} starts", name)));
   const auto [allowed, s] = phase_attributes(spec, 0);
   Task& t = tasks_.emplace_back();
   Exec& x = execs_.emplace_back();

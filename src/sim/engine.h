@@ -17,6 +17,7 @@
 #include "policy/sched_class.h"
 #include "sim/event_queue.h"
 #include "sim/sync_objects.h"
+#include "util/limits.h"
 #include "util/rng.h"
 #include "workload/program.h"
 
@@ -27,6 +28,7 @@ struct EngineOptions {
   uint64_t seed = 1;
   bool check_invariants = false;
   std::string policy_name;
+  int max_live_tasks = kDefaultMaxLiveTasks;  // a fork past it ends the run (WorkloadError)
   std::string generator;  // RunInfo::generator
 };
 

@@ -15,6 +15,16 @@ namespace {
 // More zero-time steps at one instant than this means the program loops without
 // ever consuming time (for example a loop of only marks or yields on an idle machine).
 constexpr uint64_t kMaxStepsPerInstant = 10'000'000;
+// What a step costs of that budget. A yield reschedules (so a yield-only loop must be
+// caught before schedule()'s own livelock guard of 1,000,000 rescheduling rounds, which
+// means a broken policy), and a fork creates a task, so both weigh more than a mark:
+// 100,000 yields or 10,000 forks at one instant are no progress either.
+constexpr uint64_t kYieldWeight = 100;
+constexpr uint64_t kForkWeight = 1000;
+
+uint64_t weight_of(Op op) {
+  return op == Op::kYield ? kYieldWeight : op == Op::kFork ? kForkWeight : 1;
+}
 
 }  // namespace
 
@@ -31,12 +41,13 @@ void Engine::advance_program(CpuId cpu) {
       steps_instant_ = now_;
       steps_at_instant_ = 0;
     }
-    if (++steps_at_instant_ > kMaxStepsPerInstant)
+    if (!next_step(t, x)) return;
+    const Step& s = x.spec->phases[x.phase].steps[x.step];
+    steps_at_instant_ += weight_of(s.op);
+    if (steps_at_instant_ > kMaxStepsPerInstant)
       throw WorkloadError(fmt::format(
           "task {} makes no progress at {} ns: its program loops without consuming time", t.name,
           now_));
-    if (!next_step(t, x)) return;
-    const Step& s = x.spec->phases[x.phase].steps[x.step];
     if (execute_step(cpu, t, x, s) == StepResult::kStop) return;
   }
 }

@@ -15,6 +15,7 @@ EngineResult simulate(const Scenario& scenario, EventSink& sink, const Simulatio
   EngineOptions eo;
   eo.seed = scenario.seed;
   eo.check_invariants = options.check_invariants;
+  eo.max_live_tasks = options.max_live_tasks;
   eo.policy_name = scenario.policy;
   eo.generator = scenario.generator;
   eo.end_ns = scenario.duration_ns.value_or(kDefaultRunLimitNs);

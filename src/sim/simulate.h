@@ -16,6 +16,7 @@ inline constexpr Time kDefaultRunLimitNs = 10 * kNsPerSec;
 
 struct SimulationOptions {
   bool check_invariants = false;
+  int max_live_tasks = kDefaultMaxLiveTasks;  // --max-tasks
 };
 
 // Throws InputError for what the scenario asks and the simulator cannot do,

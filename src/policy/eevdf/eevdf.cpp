@@ -178,7 +178,9 @@ TaskId Eevdf::pick_eevdf(RunQueue& rq, TaskId curr) {
   if (curr != kNoTask && (!q_[curr].on_rq || !entity_eligible(rq, q_[curr]))) curr = kNoTask;
   if (p_.RUN_TO_PARITY && curr != kNoTask && protect_slice(q_[curr])) return curr;
   // entity_eligible() of a vruntime, with the sums taken once.
-  const auto [avg, load] = vruntime_sums(rq);
+  const VruntimeSums sums = vruntime_sums(rq);  // clang 14 cannot capture a structured binding
+  const Int128 avg = sums.sum;
+  const int64_t load = sums.load;
   const int64_t min_vruntime = rq.min_vruntime;
   const auto eligible = [&](int64_t vruntime) {
     return avg >= static_cast<Int128>(vruntime - min_vruntime) * load;
