@@ -57,8 +57,9 @@ test-release: build
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 -DSCHEDLAB_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	$(CTEST) --test-dir $(ASAN_BUILD) -j $(JOBS) -E '$(HOST_TESTS)'
-	$(CTEST) --test-dir $(ASAN_BUILD) -R '$(HOST_TESTS)'
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	  $(CTEST) --test-dir $(ASAN_BUILD) -j $(JOBS) -E '$(HOST_TESTS)'
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(CTEST) --test-dir $(ASAN_BUILD) -R '$(HOST_TESTS)'
 
 test: test-release test-asan
 
