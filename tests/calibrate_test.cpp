@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "cli/cli.h"
+#include "cli_harness.h"
 #include "experiment/validate.h"
 #include "host/calibration.h"
 #include "host/load_check.h"
@@ -23,16 +24,8 @@
 namespace schedlab {
 namespace {
 
-struct CliResult {
-  int code;
-  std::string out, err;
-};
-
-CliResult cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = cli_main(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using test::cli;
+using test::CliResult;
 
 Machine read_machine_file(const std::string& path) {
   return read_machine(parse_json_file(path), JsonReader(path), "", 1);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/cli.h"
+#include "cli_harness.h"
 #include "harness.h"
 #include "policy/deadline/deadline.h"
 #include "policy/rt/rt.h"
@@ -75,12 +76,6 @@ TEST(ClassStack, ADeadlineTaskUnderAPolicyWithoutADeadlineClassIsRefused) {
               "SCHED_DEADLINE needs the kernel's deadline class, which 'bfs' replaces (it "
               "schedules every policy itself)");
   }
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
-  std::ofstream(path) << text;
-  return path.string();
 }
 
 TEST(ClassStack, TheCliRefusesADeadlineTaskUnderBfsWithExitCode2) {

@@ -8,26 +8,14 @@
 #include <sstream>
 
 #include "cli/cli.h"
+#include "cli_harness.h"
 
 namespace schedlab {
 namespace {
 
-struct CliResult {
-  int code;
-  std::string out, err;
-};
-
-CliResult cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = cli_main(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
-  std::ofstream(path) << text;
-  return path.string();
-}
+using test::cli;
+using test::CliResult;
+using test::write_temp;
 
 const char* kDeadlock = R"({"machine": {"cpus": 1}, "tasks": {
     "a": {"loop": 1, "lock": "m", "suspend": "never"},

@@ -7,28 +7,16 @@
 #include <sstream>
 
 #include "cli/cli.h"
+#include "cli_harness.h"
 #include "util/closest_word.h"
 #include "workload/generators/generators.h"
 
 namespace schedlab {
 namespace {
 
-struct CliResult {
-  int code;
-  std::string out, err;
-};
-
-CliResult cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = cli_main(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
-  std::ofstream(path) << text;
-  return path.string();
-}
+using test::cli;
+using test::CliResult;
+using test::write_temp;
 
 TEST(CliFront, VersionNamesTheReleaseAndTheCommit) {
   const CliResult r = cli({"--version"});

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/cli.h"
+#include "cli_harness.h"
 #include "harness.h"
 #include "util/error.h"
 
@@ -133,12 +134,6 @@ TEST(Deadline, TheCbsWakeupRuleKeepsTheDeadlineUnlessTheBudgetWouldOverflow) {
       "hog": {"loop": -1, "run": 100000})",
                              1, 0.0115);
   EXPECT_EQ(r.switch_ins(), (Lines{"0 0 s", "1 0 hog", "2 0 s", "3 0 hog", "10 0 s", "11 0 hog"}));
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
-  std::ofstream(path) << text;
-  return path.string();
 }
 
 // Four tasks of 50 % on two CPUs ask for 2.0 CPUs; the kernel admits 95 % of each.

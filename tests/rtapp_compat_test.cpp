@@ -11,12 +11,17 @@
 #include <sstream>
 
 #include "cli/cli.h"
+#include "cli_harness.h"
 #include "harness.h"
 #include "host/host_machine.h"
 #include "util/error.h"
 
 namespace schedlab {
 namespace {
+
+using test::cli;
+using test::CliResult;
+using test::write_temp;
 
 using test::run_text;
 
@@ -170,23 +175,6 @@ TEST(RtAppGlobal, UnknownGlobalKeysAreIgnoredWithANoteNamingThem) {
             "global.durations, global.frobnicate: not rt-app keys; ignored, as rt-app ignores "
             "them\n");
   EXPECT_EQ(s.duration_ns, kNsPerSec);
-}
-
-struct CliResult {
-  int code;
-  std::string out, err;
-};
-
-CliResult cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = cli_main(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
-  std::ofstream(path) << text;
-  return path.string();
 }
 
 // Two hogs at nice 0 and 19 on one CPU: rr ignores nice (a half each); the kernel's

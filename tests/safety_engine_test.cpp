@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/cli.h"
+#include "cli_harness.h"
 #include "harness.h"
 #include "temp_dir.h"
 #include "util/error.h"
@@ -13,10 +14,7 @@
 namespace schedlab {
 namespace {
 
-struct CliResult {
-  int code;
-  std::string out, err;
-};
+using test::CliResult;
 
 CliResult run_cli(const std::vector<std::string>& args) {
   std::ostringstream out, err;

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "cli/cli.h"
+#include "cli_harness.h"
 #include "json/jtree.h"
 #include "scenario/scenario.h"
 #include "temp_dir.h"
@@ -23,16 +24,8 @@
 namespace schedlab {
 namespace {
 
-struct CliResult {
-  int code;
-  std::string out, err;
-};
-
-CliResult cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = cli_main(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using test::cli;
+using test::CliResult;
 
 // Exit code 2 and exactly `line` on stderr.
 void expect_input_error(const CliResult& r, const std::string& line) {
