@@ -7,23 +7,7 @@ namespace schedlab::arrays {
 using namespace balance;  // the SD_* flags
 
 std::vector<DomainTemplate> domains_2622() {
-  const uint32_t common = kSdLoadBalance | kSdBalanceNewidle | kSdBalanceExec | kSdWakeAffine;
-  return {{.level = Level::kSmt,
-           .flags = common | kSdShareCpupower,
-           .max_interval_ms = 2,
-           .imbalance_pct = 110},
-          {.level = Level::kMc,
-           .flags = common | kSdSharePkgResources,
-           .cache_nice_tries = 1,
-           .busy_idx = 2,
-           .wake_idx = 1,
-           .forkexec_idx = 1},
-          {.level = Level::kCpu,
-           .flags = common,
-           .cache_nice_tries = 1,
-           .busy_idx = 2,
-           .wake_idx = 1,
-           .forkexec_idx = 1}};
+  return sibling_mc_cpu_levels(kSdLoadBalance | kSdBalanceNewidle | kSdBalanceExec | kSdWakeAffine);
 }
 
 Rules rules_2622() {

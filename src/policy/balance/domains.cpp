@@ -33,6 +33,25 @@ constexpr int64_t kSmtGain = 1178;
 
 }  // namespace
 
+std::vector<DomainTemplate> sibling_mc_cpu_levels(uint32_t common) {
+  return {{.level = Level::kSmt,
+           .flags = common | kSdShareCpupower,
+           .max_interval_ms = 2,
+           .imbalance_pct = 110},
+          {.level = Level::kMc,
+           .flags = common | kSdSharePkgResources,
+           .cache_nice_tries = 1,
+           .busy_idx = 2,
+           .wake_idx = 1,
+           .forkexec_idx = 1},
+          {.level = Level::kCpu,
+           .flags = common,
+           .cache_nice_tries = 1,
+           .busy_idx = 2,
+           .wake_idx = 1,
+           .forkexec_idx = 1}};
+}
+
 void switch_domain_flag(std::vector<DomainTemplate>& levels, uint32_t flag, bool on) {
   const bool mc_default = levels.size() > 1 && (levels[1].flags & flag) != 0;
   if (on == mc_default) return;

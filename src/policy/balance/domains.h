@@ -51,6 +51,13 @@ struct DomainTemplate {
   int forkexec_idx = 0;
 };
 
+// The SMT, MC and CPU levels in the shape SD_SIBLING_INIT, SD_MC_INIT and SD_CPU_INIT
+// have from 2.6.22 to 2.6.31, with `common` on every level: SMT siblings balance every
+// 1-2 ms at a 110 % imbalance and share CPU power; MC shares package resources; MC and CPU
+// try a cache-hot task once and read cpu_load[2] when busy and [1] for wake and fork/exec.
+// A release adds its own differences to the result.
+std::vector<DomainTemplate> sibling_mc_cpu_levels(uint32_t common);
+
 // Switches a domain flag a user may flip (--param SD_BALANCE_NEWIDLE=0) on every level,
 // when it differs from the MC level's default; SD_BALANCE_NEWIDLE and SD_PREFER_SIBLING
 // are switched on the MC and CPU levels only (the SMT level keeps its own).

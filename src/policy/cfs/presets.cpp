@@ -22,26 +22,12 @@ using namespace balance;  // the SD_* flags
 
 // SD_SIBLING_INIT, SD_MC_INIT and SD_CPU_INIT of 2.6.31.
 std::vector<DomainTemplate> domains_2631() {
-  const uint32_t common =
-      kSdLoadBalance | kSdBalanceFork | kSdBalanceExec | kSdWakeAffine | kSdWakeBalance;
-  return {{.level = Level::kSmt,
-           .flags = common | kSdBalanceNewidle | kSdShareCpupower,
-           .max_interval_ms = 2,
-           .imbalance_pct = 110},
-          {.level = Level::kMc,
-           .flags = common | kSdSharePkgResources,
-           .cache_nice_tries = 1,
-           .busy_idx = 2,
-           .wake_idx = 1,
-           .forkexec_idx = 1},
-          {.level = Level::kCpu,
-           .flags = common,
-           .cache_nice_tries = 1,
-           .busy_idx = 2,
-           .idle_idx = 1,
-           .newidle_idx = 2,
-           .wake_idx = 1,
-           .forkexec_idx = 1}};
+  std::vector<DomainTemplate> levels = sibling_mc_cpu_levels(
+      kSdLoadBalance | kSdBalanceFork | kSdBalanceExec | kSdWakeAffine | kSdWakeBalance);
+  levels[0].flags |= kSdBalanceNewidle;  // new-idle balancing only between SMT siblings
+  levels[2].idle_idx = 1;
+  levels[2].newidle_idx = 2;
+  return levels;
 }
 
 // 2.6.32: SD_WAKE_BALANCE gone; NEWIDLE and PREFER_SIBLING on MC and CPU; wake and

@@ -17,24 +17,8 @@ using namespace balance;  // the SD_* flags
 
 // No SD_BALANCE_FORK and no SD_WAKE_BALANCE yet; SD_WAKE_IDLE on every level.
 std::vector<DomainTemplate> domains_2623() {
-  const uint32_t common =
-      kSdLoadBalance | kSdBalanceNewidle | kSdBalanceExec | kSdWakeAffine | kSdWakeIdle;
-  return {{.level = Level::kSmt,
-           .flags = common | kSdShareCpupower,
-           .max_interval_ms = 2,
-           .imbalance_pct = 110},
-          {.level = Level::kMc,
-           .flags = common | kSdSharePkgResources,
-           .cache_nice_tries = 1,
-           .busy_idx = 2,
-           .wake_idx = 1,
-           .forkexec_idx = 1},
-          {.level = Level::kCpu,
-           .flags = common,
-           .cache_nice_tries = 1,
-           .busy_idx = 2,
-           .wake_idx = 1,
-           .forkexec_idx = 1}};
+  return sibling_mc_cpu_levels(kSdLoadBalance | kSdBalanceNewidle | kSdBalanceExec | kSdWakeAffine |
+                               kSdWakeIdle);
 }
 
 std::unique_ptr<SchedClass> make(const Cfs23Params& p) {
