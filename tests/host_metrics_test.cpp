@@ -10,9 +10,12 @@
 #include "analysis/analyzer.h"
 #include "host/ftrace_parser.h"
 #include "report/json_report.h"
+#include "trace_harness.h"
 
 namespace schedlab {
 namespace {
+
+using test::task;
 
 // Times in ms from the first event (1.000000 s). a (pid 100) and b (pid 101) are the
 // run's threads; kworker (pid 50) is the rest of the machine.
@@ -63,12 +66,6 @@ class OrderCheck final : public EventSink {
   int out_of_order = 0;
   std::vector<SchedEvent> own;
 };
-
-const TaskMetrics& task(const Metrics& m, const std::string& name) {
-  for (const TaskMetrics& t : m.tasks)
-    if (t.name == name) return t;
-  throw std::out_of_range(name);
-}
 
 Metrics analyze(const RunRecord& run, OrderCheck* order = nullptr) {
   std::istringstream in(kTrace);

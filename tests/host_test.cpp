@@ -19,24 +19,14 @@
 #include "host/ftrace_parser.h"
 #include "host/host_bench.h"
 #include "host/tracefs.h"
+#include "trace_harness.h"
 #include "util/error.h"
 
 namespace schedlab {
 namespace {
 
-Metrics analyze_text(const std::string& text, FtraceStats* stats = nullptr) {
-  std::istringstream in(text);
-  Analyzer analyzer;
-  const FtraceStats s = parse_ftrace(in, "test.txt", analyzer);
-  if (stats) *stats = s;
-  return analyzer.metrics();
-}
-
-const TaskMetrics& task(const Metrics& m, const std::string& name) {
-  for (const TaskMetrics& t : m.tasks)
-    if (t.name == name) return t;
-  throw std::out_of_range(name);
-}
+using test::analyze_text;
+using test::task;
 
 // CPU 0 runs a from the start (its first line shows it running), switches to b at 1.5 ms
 // (a preempted), b sleeps at 4 ms, a runs until it sleeps at 6 ms; c is woken at 5 ms on

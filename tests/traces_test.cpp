@@ -19,10 +19,14 @@
 #include "report/json_report.h"
 #include "scenario/scenario.h"
 #include "sim/simulate.h"
+#include "trace_harness.h"
 #include "util/error.h"
 
 namespace schedlab {
 namespace {
+
+using test::analyze_text;
+using test::task;
 
 const std::string kFormats = std::string(SCHEDLAB_SOURCE_DIR) + "/tests/data/formats/";
 
@@ -31,20 +35,6 @@ Metrics analyze_file(const std::string& path, FtraceStats* stats = nullptr) {
   const FtraceStats s = parse_trace_file(path, analyzer);
   if (stats) *stats = s;
   return analyzer.metrics();
-}
-
-Metrics analyze_text(const std::string& text, FtraceStats* stats = nullptr) {
-  std::istringstream in(text);
-  Analyzer analyzer;
-  const FtraceStats s = parse_ftrace(in, "test.txt", analyzer);
-  if (stats) *stats = s;
-  return analyzer.metrics();
-}
-
-const TaskMetrics& task(const Metrics& m, const std::string& name) {
-  for (const TaskMetrics& t : m.tasks)
-    if (t.name == name) return t;
-  throw std::out_of_range(name);
 }
 
 // Every per-task figure and the per-CPU ones, named for the failure message.
