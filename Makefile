@@ -1,12 +1,11 @@
-# Front door: `make demo`, `make test`, `make bench`, `make install`, `make test-clang`,
-# `make fuzz`. Installs missing Debian packages with apt-get when run as root, and names
-# them otherwise.
-.PHONY: all build test test-release test-asan test-clang test-slurm fuzz demo bench deps \
+# Front door: `make demo`, `make test`, `make bench`, `make install`, `make fuzz`.
+# Installs missing Debian packages with apt-get when run as root, and names them otherwise.
+.PHONY: all build test test-release test-asan test-fuzz test-slurm fuzz demo bench deps \
         deps-demo install format clean
 
 # What the demo needs (the schedlab binary and gnuplot for its plots), then the rest:
 # tests, benchmarks, the host programs, the man page, the headless browser of the
-# report test, clang and its sanitizer runtimes for `make test-clang` and `make fuzz`.
+# report test, clang and its sanitizer and libFuzzer runtimes for the sanitizer build.
 DEMO_PACKAGES := cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev \
                  pkg-config libtracefs-dev libtracecmd-dev libtraceevent-dev gnuplot-nox
 DEB_PACKAGES := $(DEMO_PACKAGES) libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 \
@@ -16,10 +15,9 @@ SLURM_PACKAGES := slurm-wlm munge
 BUILD := build
 PREFIX ?= /usr/local
 ASAN_BUILD := build-asan
-CLANG_BUILD := build-clang
-FUZZ_BUILD := build-fuzz
 CLANG_CC ?= clang-14
 CLANG_CXX ?= clang++-14
+# Each fuzz harness runs this long in `make test` (and `make fuzz`, which may be given more).
 FUZZ_SECONDS ?= 60
 JOBS ?= $(shell nproc)
 
@@ -53,31 +51,30 @@ test-release: build
 	$(CTEST) --test-dir $(BUILD) -j $(JOBS) -E '$(HOST_TESTS)'
 	$(CTEST) --test-dir $(BUILD) -R '$(HOST_TESTS)'
 
-# The tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The tests again, built by clang with AddressSanitizer and UndefinedBehaviorSanitizer: the
+# project builds with g++ (above) and clang alike. The same build has the libFuzzer
+# harnesses of fuzz/.
 test-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 -DSCHEDLAB_SANITIZE=ON
+	CC=$(CLANG_CC) CXX=$(CLANG_CXX) cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_C_FLAGS=-O1 -DCMAKE_CXX_FLAGS=-O1 -DSCHEDLAB_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  $(CTEST) --test-dir $(ASAN_BUILD) -j $(JOBS) -E '$(HOST_TESTS)'
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(CTEST) --test-dir $(ASAN_BUILD) -R '$(HOST_TESTS)'
 
-test: test-release test-asan
+# Each libFuzzer harness for FUZZ_SECONDS on its seed corpus; fails on any crash,
+# sanitizer report, timeout or out-of-memory (fuzz/run.sh).
+test-fuzz: test-asan
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(ASAN_BUILD)
 
-# The tests again, built with clang (the project builds with g++ and clang alike).
-test-clang: deps
-	CC=$(CLANG_CC) CXX=$(CLANG_CXX) cmake -S . -B $(CLANG_BUILD) -G Ninja \
-	  -DCMAKE_BUILD_TYPE=Release -DSCHEDLAB_BENCH=OFF
-	cmake --build $(CLANG_BUILD) -j $(JOBS)
-	$(CTEST) --test-dir $(CLANG_BUILD) -j $(JOBS) -E '$(HOST_TESTS)'
-	$(CTEST) --test-dir $(CLANG_BUILD) -R '$(HOST_TESTS)'
+test: test-release test-asan test-fuzz
 
-# The libFuzzer harnesses of fuzz/ (clang, AddressSanitizer, UndefinedBehaviorSanitizer),
-# each run for FUZZ_SECONDS; fails on any crash, sanitizer report, timeout or out-of-memory.
+# Fuzzing alone (build, then run), e.g. `make fuzz FUZZ_SECONDS=600`.
 fuzz: deps
-	CC=$(CLANG_CC) CXX=$(CLANG_CXX) cmake -S . -B $(FUZZ_BUILD) -G Ninja \
-	  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-O1 -DCMAKE_CXX_FLAGS=-O1 -DSCHEDLAB_FUZZ=ON
-	cmake --build $(FUZZ_BUILD) -j $(JOBS)
-	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(FUZZ_BUILD)
+	CC=$(CLANG_CC) CXX=$(CLANG_CXX) cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_C_FLAGS=-O1 -DCMAKE_CXX_FLAGS=-O1 -DSCHEDLAB_SANITIZE=ON
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(ASAN_BUILD)
 
 # A sharded sweep as a job array on a single-node Slurm started for the test (Debian's
 # slurm-wlm and munge; skipped with a message where they are missing or cannot start).
@@ -107,4 +104,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(CLANG_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -6,11 +6,11 @@
 # out-of-memory (2 GB). A finding is saved as
 # BUILD/artifacts/<target>-crash-... (replay: BUILD/fuzz/fuzz_<target> FILE).
 #
-#   fuzz/run.sh [BUILD]        (make fuzz builds build-fuzz and runs this)
+#   fuzz/run.sh [BUILD]        (make test and make fuzz build build-asan with clang and run this)
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-build="$(cd "${1:-$root/build-fuzz}" && pwd)"
+build="$(cd "${1:-$root/build-asan}" && pwd)"
 seconds="${FUZZ_SECONDS:-60}"
 targets="${FUZZ_TARGETS:-scenario rtapp set ftrace simulate}"  # FUZZ_TARGETS: a subset
 rtapp_examples=/usr/share/doc/rt-app/examples

@@ -222,6 +222,28 @@ TEST(PrivateInstance, AfterSigkillTheWatchdogCleansUp) {
   EXPECT_TRUE(eventually([&] { return !runs("sleep", "4244"); }, 5)) << "the command survived";
 }
 
+// SIGTERM and SIGHUP of `schedlab record`: it cleans up and exits as the shell reports a
+// process stopped by that signal, 128 + its number (143, 129), not SIGINT's 130.
+TEST(PrivateInstance, SigtermAndSighupExitWith128PlusTheSignal) {
+  NEEDS_TRACEFS();
+  for (const int sig : {SIGTERM, SIGHUP}) {
+    const TempDir dir;
+    const std::string out = dir.file("t.txt");
+    const pid_t child = fork();
+    if (child == 0) {
+      setpgid(0, 0);
+      std::ostringstream o, e;
+      _exit(cli_main({"record", "--out", out, "--", "sleep", "4246"}, o, e));
+    }
+    ASSERT_TRUE(
+        eventually([&] { return fs::exists(instance_dir(child)) && runs("sleep", "4246"); }, 5));
+    kill(child, sig);
+    EXPECT_EQ(wait_status(child), 128 + sig);
+    EXPECT_FALSE(fs::exists(instance_dir(child)));
+    EXPECT_TRUE(eventually([&] { return !runs("sleep", "4246"); }, 5)) << "the command survived";
+  }
+}
+
 // SIGKILL of schedlab and its watchdog (the whole process group): the instance stays,
 // and the next recording finds it by name and removes it with a note.
 TEST(PrivateInstance, AStaleInstanceIsRemovedAtTheNextStart) {
@@ -455,6 +477,29 @@ TEST(CalibrationCache, AnImplausibleValueIsMeasuredAgain) {
           << r.calibration_note;
     }
     EXPECT_EQ(read_all(dir.file("calibration")).rfind("loops_per_us ", 0), 0u);
+  }
+}
+
+// The busy loop of a sanitizer build runs several times slower than a release build's: a
+// speed another build cached (or a cache that does not say) is measured again; the value
+// this build wrote is used by its next run.
+TEST(CalibrationCache, AnotherBuildsValueIsMeasuredAgain) {
+  for (const char* text : {"loops_per_us 3000 build Other-1.0-Release\n", "loops_per_us 3000\n"}) {
+    const TempDir dir;
+    std::ofstream(dir.file("calibration")) << text;
+    HostRunOptions o;
+    o.cache_dir = dir.path().string();
+    const HostRunResult first = run_on_host(scenario_from_text(kShortRun, "s.json"), o);
+    EXPECT_NE(first.calibration_note.find("measured now, cached in"), std::string::npos)
+        << first.calibration_note;
+    EXPECT_NE(first.calibration_note.find("the cached 3000 loops/us was measured by "),
+              std::string::npos)
+        << first.calibration_note;
+    EXPECT_NE(read_all(dir.file("calibration")).find(" build "), std::string::npos);
+    const HostRunResult second = run_on_host(scenario_from_text(kShortRun, "s.json"), o);
+    EXPECT_NE(second.calibration_note.find("(cached in "), std::string::npos)
+        << second.calibration_note;
+    EXPECT_NEAR(second.loops_per_us, first.loops_per_us, 1e-5 * first.loops_per_us);  // 6 digits
   }
 }
 

@@ -12,6 +12,7 @@
 #include "host/calibration.h"
 #include "host/host_machine.h"
 #include "host/host_session.h"
+#include "host/tracefs.h"
 #include "sim/simulate.h"
 #include "util/error.h"
 
@@ -88,7 +89,7 @@ int compare(const CompareArgs& a, std::ostream& out, std::ostream& err) {
   Analyzer real;
   const HostSessionResult r = run_recorded(scenario, a.session, real);
   for (const std::string& n : r.notes) err << "schedlab: note: " << n << "\n";
-  if (r.interrupted) return 130;
+  if (r.interrupted) return StopSignals::exit_status();
   scenario.machine = machine;
   scenario.policy = a.policy.empty() ? model_for_kernel(host_kernel_release()) : a.policy;
   scenario.params.clear();

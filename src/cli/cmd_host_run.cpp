@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "host/host_session.h"
+#include "host/tracefs.h"
 
 namespace schedlab {
 
@@ -28,7 +29,7 @@ int host_run(const HostRunArgs& a, std::ostream& out, std::ostream& err) {
   writers.close();
   for (const std::string& n : r.notes) err << "schedlab: note: " << n << "\n";
   print_reports(a.report, analyzer.metrics(), out, err);
-  return r.interrupted ? 130 : 0;
+  return r.interrupted ? StopSignals::exit_status() : 0;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // `schedlab record -- COMMAND`: run a command while tracefs records the kernel's
 // scheduler events into an ftrace text file (root). The exit code is the command's own
-// (130 when interrupted, 124 when it timed out).
+// (128 + the signal when stopped by SIGINT, SIGTERM or SIGHUP; 124 when it timed out).
 #include <fmt/format.h>
 
 #include <memory>
@@ -44,7 +44,7 @@ int record(RecordArgs a, const CLI::App& cmd, std::ostream& out, std::ostream& e
   if (r.overruns)
     err << fmt::format("schedlab: note: the trace buffer dropped {} events (raise --buffer-kb)\n",
                        r.overruns);
-  return r.interrupted ? 130 : r.timed_out ? 124 : r.exit_status;
+  return r.interrupted ? StopSignals::exit_status() : r.timed_out ? 124 : r.exit_status;
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ int record_workload(RecordWorkloadArgs a, const CLI::App& cmd, std::ostream& out
   if (r.overruns)
     err << fmt::format("schedlab: note: the trace buffer dropped {} events (raise --buffer-kb)\n",
                        r.overruns);
-  if (r.interrupted) return 130;
+  if (r.interrupted) return StopSignals::exit_status();
   // the command is the child this process forked: it and everything it forks
   ExtractOptions o;
   o.children_of = static_cast<int64_t>(::getpid());

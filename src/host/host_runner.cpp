@@ -83,21 +83,35 @@ uint32_t linux_policy(SchedPolicy p) {
   return 0;
 }
 
-// "loops_per_us X": X, or nullopt when the text is not that.
-std::optional<double> cached_speed(const std::string& text) {
+#ifndef SCHEDLAB_BUILD_TAG
+#define SCHEDLAB_BUILD_TAG "unknown"
+#endif
+
+struct CachedSpeed {
+  double loops_per_us = 0;
+  std::string build;  // which build measured it (SCHEDLAB_BUILD_TAG); empty if not said
+};
+
+// "loops_per_us X [build TAG]", or nullopt when the text is not that.
+std::optional<CachedSpeed> cached_speed(const std::string& text) {
   std::istringstream in(text);
-  std::string key, value, rest;
-  if (!(in >> key >> value) || key != "loops_per_us" || (in >> rest)) return std::nullopt;
+  std::string key, value, build_key, rest;
+  CachedSpeed cached;
+  if (!(in >> key >> value) || key != "loops_per_us") return std::nullopt;
+  if (in >> build_key && (build_key != "build" || !(in >> cached.build) || (in >> rest)))
+    return std::nullopt;
   char* end = nullptr;
-  const double v = std::strtod(value.c_str(), &end);
-  if (end != value.c_str() + value.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
+  cached.loops_per_us = std::strtod(value.c_str(), &end);
+  if (end != value.c_str() + value.size() || !std::isfinite(cached.loops_per_us))
+    return std::nullopt;
+  return cached;
 }
 
 // The busy loop's speed on this machine, measured in thread CPU time (immune to
 // preemption), cached between runs in a folder of this user's (host/user_dirs.h). A cached
 // value outside [kMinLoopsPerUs, kMaxLoopsPerUs] is not believed (1e12 made every run
-// loop for days, a tiny one gave wrong figures): it is measured again, with a note.
+// loop for days, a tiny one gave wrong figures), nor one another build measured (the
+// sanitizer build's loop is several times slower): it is measured again, with a note.
 double calibrate(const HostRunOptions& o, std::string* note) {
   std::string why;
   const std::string dir = cache_dir(o.cache_dir, &why);
@@ -105,15 +119,20 @@ double calibrate(const HostRunOptions& o, std::string* note) {
   std::string doubt;
   if (!o.recalibrate && !file.empty()) {
     if (const auto text = read_cache_file(file, 4096))
-      if (const auto value = cached_speed(*text)) {
-        if (*value >= kMinLoopsPerUs && *value <= kMaxLoopsPerUs) {
+      if (const auto cached = cached_speed(*text)) {
+        const double value = cached->loops_per_us;
+        if (value < kMinLoopsPerUs || value > kMaxLoopsPerUs) {
+          doubt = fmt::format("; the cached {:g} loops/us is outside {:g}..{:g}, so not believed",
+                              value, kMinLoopsPerUs, kMaxLoopsPerUs);
+        } else if (cached->build != SCHEDLAB_BUILD_TAG) {
+          doubt = fmt::format("; the cached {:g} loops/us was measured by {}", value,
+                              cached->build.empty() ? "an unnamed build" : cached->build);
+        } else {
           *note =
               fmt::format("busy loop: {:.1f} loops/us (cached in {}; --recalibrate measures again)",
-                          *value, file);
-          return *value;
+                          value, file);
+          return value;
         }
-        doubt = fmt::format("; the cached {:g} loops/us is outside {:g}..{:g}, so not believed",
-                            *value, kMinLoopsPerUs, kMaxLoopsPerUs);
       }
   }
   double best = 0;
@@ -125,7 +144,7 @@ double calibrate(const HostRunOptions& o, std::string* note) {
     best = std::max(best, static_cast<double>(n) / (static_cast<double>(t1 - t0) / 1000.0));
   }
   const bool cached = !file.empty() && write_cache_file(file, [&](std::ostream& out) {
-    out << "loops_per_us " << best << "\n";
+    out << "loops_per_us " << best << " build " << SCHEDLAB_BUILD_TAG << "\n";
   });
   *note = fmt::format("busy loop: {:.1f} loops/us (measured now, {}){}", best,
                       cached         ? "cached in " + file

@@ -55,6 +55,9 @@ class StopSignals {
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
   static int caught();  // the signal received, or 0
+  // A stopped command's status as the shell gives it: 128 + the signal's number (130 for
+  // SIGINT, 143 for SIGTERM, 129 for SIGHUP).
+  static int exit_status() { return 128 + (caught() ? caught() : 2); }
 
  private:
   std::vector<struct sigaction> old_;
