@@ -26,6 +26,7 @@
 #include <tuple>
 
 #include "events/deadline_job.h"
+#include "host/busy_loop.h"
 #include "host/tracefs.h"
 #include "host/user_dirs.h"
 #include "util/error.h"
@@ -45,10 +46,6 @@ Time thread_cpu_now() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<Time>(ts.tv_sec) * kNsPerSec + ts.tv_nsec;
-}
-
-void busy_loop(uint64_t n) {
-  for (uint64_t i = 0; i < n; ++i) asm volatile("" ::: "memory");
 }
 
 void on_wake_signal(int) {}  // only interrupts clock_nanosleep
