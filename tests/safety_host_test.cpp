@@ -10,7 +10,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -23,7 +22,6 @@
 #include "cli/cli.h"
 #include "host/global_tracing.h"
 #include "host/host_runner.h"
-#include "host/host_session.h"
 #include "host/trace_instance.h"
 #include "host/tracefs.h"
 #include "host/user_dirs.h"
@@ -482,56 +480,6 @@ TEST(CalibrationCache, ACacheOthersControlIsNotUsed) {
   struct stat st {};
   ASSERT_EQ(lstat((mine + "/calibration").c_str(), &st), 0);
   EXPECT_TRUE(S_ISREG(st.st_mode));
-}
-
-// A `run` of D takes D of CPU time: the speed the runner measures is the speed of the loop
-// its run steps spin. The two used to be separate inlined copies of the loop, and the run
-// step's copy ran at half the measured speed on an AMD EPYC VM (every `run` took 2x its
-// duration, validate's marks/s were 2.0x). Process CPU time, not wall time: preemption by
-// other work does not change it. 100 steps of 1 ms, after a first run that caches the speed.
-TEST(HostWork, ARunStepTakesItsDurationOfCpuTime) {
-  const TempDir dir;
-  HostRunOptions o;
-  o.cache_dir = dir.path().string();
-  o.recalibrate = true;
-  run_on_host(scenario_from_text(R"({"tasks": {"t": {"loop": 1, "run": 10}}})", "s.json"), o);
-  o.recalibrate = false;
-  auto cpu_ns = [] {
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-  };
-  const double before = cpu_ns();
-  const HostRunResult r = run_on_host(
-      scenario_from_text(R"({"tasks": {"t": {"loop": 100, "run": 1000}}})", "s.json"), o);
-  const double used = cpu_ns() - before;
-  EXPECT_NE(r.calibration_note.find("cached in"), std::string::npos) << r.calibration_note;
-  EXPECT_GT(used, 0.8 * 100e6) << r.calibration_note;
-  EXPECT_LT(used, 1.25 * 100e6) << r.calibration_note;
-}
-
-// The run's own threads stay out of the workload's way: the supervisor waking every 2 ms
-// preempted recorded hogs 500 times a second, switches the simulation has no cause for.
-// Over 1 s of a hog it now wakes about 20 times (a 50 ms check for Ctrl-C).
-TEST(HostRun, TheSupervisorSleepsWhileTheWorkloadRuns) {
-  NEEDS_TRACEFS();
-  const TempDir dir;
-  HostSessionOptions o;
-  o.keep_trace = dir.file("trace.txt");
-  o.cache_dir = dir.path().string();
-  Scenario s = scenario_from_text(R"({"tasks": {"hog": {"loop": -1, "run": 1000}}})", "s.json");
-  s.duration_ns = kNsPerSec;
-  struct : EventSink {
-    void event(const SchedEvent&) override {}
-  } none;
-  run_recorded(s, o, none);
-  std::ifstream in(o.keep_trace);
-  const std::string me = fmt::format(" pid={} ", getpid());
-  int wakeups = 0;
-  for (std::string line; std::getline(in, line);)
-    if (line.find("sched_wakeup: ") != std::string::npos && line.find(me) != std::string::npos)
-      ++wakeups;
-  EXPECT_LT(wakeups, 60);
 }
 
 // Without HOME and XDG_CACHE_HOME the cache was /tmp/.cache/schedlab, which any user can
