@@ -383,11 +383,10 @@ class Bfs final : public SchedClass {
     if (e.prio >= kMaxRtPrio) index_add(e);
     Level& level = levels_[e.prio];
     e.slot = level.entries.size();
-    level.entries.push_back(
-        {e.deadline, task_timeslice(t), t.id, t.cpu,
-         allowed_everywhere(t)    ? kAnyCpu
-         : t.nr_cpus_allowed == 1 ? static_cast<CpuId>(t.allowed._Find_first())
-                                  : kSomeCpus});
+    level.entries.push_back({e.deadline, task_timeslice(t), t.id, t.cpu,
+                             allowed_everywhere(t)    ? kAnyCpu
+                             : t.nr_cpus_allowed == 1 ? static_cast<CpuId>(t.allowed._Find_first())
+                                                      : kSomeCpus});
     ++level.tasks;
     e.queued = true;
     bitmap_[e.prio / 64] |= uint64_t{1} << (e.prio % 64);
@@ -490,6 +489,8 @@ class Bfs final : public SchedClass {
       }
       int64_t earliest = 0;
       TaskId best_id = kNoTask;
+      // locality() is symmetric: the row of `cpu` read by the task's CPU.
+      const int* near = &locality_[static_cast<size_t>(cpu) * static_cast<size_t>(ctx_->cpus())];
       for (const QueueEntry& q : levels_[idx].entries) {
         if (q.id == kNoTask) continue;
         if (q.only != kAnyCpu && q.only != cpu &&
@@ -499,7 +500,7 @@ class Bfs final : public SchedClass {
           best_id = q.id;
           break;
         }
-        const int64_t dl = q.deadline + locality(q.cpu, cpu) * q.timeslice;
+        const int64_t dl = q.deadline + near[q.cpu] * q.timeslice;
         if (dl < now) {  // already expired: taken at once
           best_id = q.id;
           break;
