@@ -195,7 +195,7 @@ static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
 struct Waitable {
   std::mutex m;
   std::condition_variable cv;
-  std::deque<Waiter*> waiters;  // semaphores and counters: each waits on its own cv
+  std::deque<Waiter*> waiters;  // semaphores and counters: each sleeps on its own word
   // The waiter stops waiting (woken, or told to stop): it leaves the queue if still in.
   void forget(const Waiter* w) { std::erase(waiters, w); }
 };
