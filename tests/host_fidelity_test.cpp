@@ -57,13 +57,15 @@ TEST(HostWork, ARunStepTakesItsDurationOfCpuTime) {
       scenario_from_text(R"({"tasks": {"t": {"loop": 100, "run": 1000}}})", "s.json"), o);
   const double used = cpu_ns() - before;
   EXPECT_NE(r.calibration_note.find("cached in"), std::string::npos) << r.calibration_note;
-  EXPECT_GT(used, 0.8 * 100e6) << r.calibration_note;
-  EXPECT_LT(used, 1.25 * 100e6) << r.calibration_note;
+  // Wide bounds: on a shared VM the loop's speed moves with the host's load (a third either
+  // way was not seen); the bug they catch is a factor of 2.
+  EXPECT_GT(used, 0.67 * 100e6) << r.calibration_note;
+  EXPECT_LT(used, 1.5 * 100e6) << r.calibration_note;
 }
 
 // The run's own threads stay out of the workload's way: the supervisor waking every 2 ms
 // preempted recorded hogs 500 times a second, switches the simulation has no cause for.
-// Over 1 s of a hog it now wakes about 20 times (a 50 ms check for Ctrl-C).
+// Over 1 s of a hog it now wakes about 20 times (a 50 ms check for Ctrl-C); 260 before.
 TEST(HostRun, TheSupervisorSleepsWhileTheWorkloadRuns) {
   NEEDS_TRACEFS();
   const TempDir dir;
@@ -80,12 +82,12 @@ TEST(HostRun, TheSupervisorSleepsWhileTheWorkloadRuns) {
   for (std::string line; std::getline(in, line);)
     if (line.find("sched_wakeup: ") != std::string::npos && line.find(me) != std::string::npos)
       ++wakeups;
-  EXPECT_LT(wakeups, 60);
+  EXPECT_LT(wakeups, 100);
 }
 
 // A post wakes the one waiter it serves. Six waiters on one semaphore, a poster posting one
 // unit every 200 us: each post ends one wait, so the waiters block about once per post
-// (they blocked 6x as often when every post woke them all).
+// (11 times per post when every post woke them all; at most twice is asserted).
 TEST(HostRun, APostWakesOnlyTheWaiterItServes) {
   NEEDS_TRACEFS();
   const TempDir dir;
@@ -105,7 +107,7 @@ TEST(HostRun, APostWakesOnlyTheWaiterItServes) {
   ASSERT_EQ(m.marks.size(), 1u);
   const uint64_t posts = m.marks.begin()->second.count;
   ASSERT_GT(posts, 500u);
-  EXPECT_LT(blocked, posts * 3 / 2) << posts << " posts";
+  EXPECT_LT(blocked, posts * 2) << posts << " posts";
 }
 
 }  // namespace
