@@ -35,6 +35,16 @@ struct NoSink : EventSink {
   void event(const SchedEvent&) override {}
 };
 
+// The sched_wakeup lines of thread `tid` in an ftrace text file.
+int wakeups_of(pid_t tid, const std::string& trace) {
+  std::ifstream in(trace);
+  const std::string me = fmt::format(" pid={} ", tid);
+  int n = 0;
+  for (std::string line; std::getline(in, line);)
+    if (line.find("sched_wakeup: ") != std::string::npos && line.find(me) != std::string::npos) ++n;
+  return n;
+}
+
 // A `run` of D takes D of CPU time: the speed the runner measures is the speed of the loop
 // its run steps spin. The two used to be separate inlined copies of the loop, and the run
 // step's copy ran at half the measured speed on an AMD EPYC VM (every `run` took 2x its
@@ -76,13 +86,19 @@ TEST(HostRun, TheSupervisorSleepsWhileTheWorkloadRuns) {
   s.duration_ns = kNsPerSec;
   NoSink none;
   run_recorded(s, o, none);
-  std::ifstream in(o.keep_trace);
-  const std::string me = fmt::format(" pid={} ", getpid());
-  int wakeups = 0;
-  for (std::string line; std::getline(in, line);)
-    if (line.find("sched_wakeup: ") != std::string::npos && line.find(me) != std::string::npos)
-      ++wakeups;
-  EXPECT_LT(wakeups, 100);
+  EXPECT_LT(wakeups_of(getpid(), o.keep_trace), 100);
+}
+
+// `record` waits for its command without waking every 5 ms (200 times a second): over 1 s
+// of `sleep 1` its thread now wakes about 20 times (the 50 ms check); 200 before.
+TEST(HostRun, RecordWaitsForItsCommandWithoutPolling) {
+  NEEDS_TRACEFS();
+  const TempDir dir;
+  RecordOptions o;
+  o.command = {"sleep", "1"};
+  o.out = dir.file("trace.txt");
+  record_command(o);
+  EXPECT_LT(wakeups_of(getpid(), o.out), 100);
 }
 
 // A post wakes the one waiter it serves. Six waiters on one semaphore, a poster posting one
