@@ -85,6 +85,33 @@ TEST(MachineCosts, TimerOnAnIdleCpuWakesAfterOvershootAndIdleExit) {
   EXPECT_EQ(r.task("sleeper").wakeup_latency.max(), 0);
 }
 
+TEST(MachineCosts, TimerWakeupIsSwitchedInAfterTheRestOfItsInterrupt) {
+  // As above, with 4 us for the rest of the interrupt: woken at 1.07 ms (the trace's
+  // sched_wakeup), switched in 4 us later, so its wake-up latency is 4 us.
+  const RunOutput r = run_text(R"({"machine": {"cpus": 1, "hz": 1000, "timer_overshoot_ns": 50000,
+      "timer_resched_ns": 4000,
+      "idle_exit_ns": [{"idle_ns": 0, "exit_ns": 1000}, {"idle_ns": 500000, "exit_ns": 20000}]},
+      "tasks": {"sleeper": {"loop": 1, "sleep": 1000, "run": 1000}}})");
+  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 sleeper", "0 0 idle", "1.074 0 sleeper", "2.074 0 idle"}));
+  EXPECT_EQ(first_wakeup_ns(r, "sleeper"), 1'070'000);
+  EXPECT_EQ(r.task("sleeper").wakeup_latency.max(), 4'000);
+}
+
+TEST(MachineCosts, TimerReschedDelaysOnlyTimerWakeups) {
+  // A SCHED_FIFO timer task preempts a hog on its CPU 4 us after its wake-up at 1 ms; a
+  // semaphore's wake-up on the waker's CPU (no timer) pays nothing: as without the cost.
+  const RunOutput timer = run_text(R"({"machine": {"cpus": 1, "hz": 1000,
+      "timer_resched_ns": 4000}, "tasks": {
+      "rt": {"loop": 1, "policy": "SCHED_FIFO", "priority": 10, "sleep": 1000, "run": 100},
+      "hog": {"loop": 1, "delay": 1, "run": 5000}}})");
+  EXPECT_EQ(timer.task("rt").wakeup_latency.max(), 4'000);
+  EXPECT_EQ(exit_ns(timer, "rt"), 1'104'000);
+  const RunOutput local = run_text(R"({"machine": {"cpus": 2, "hz": 1000,
+      "timer_resched_ns": 4000}, )" +
+                                   wake_tasks(0));
+  EXPECT_EQ(local.switch_ins(), (Lines{"0 0 woken", "0 0 waker", "2 0 woken", "3 0 idle"}));
+}
+
 TEST(MachineCosts, WakeupAcrossCachesRefillsTheHandedOverData) {
   // No IPI or idle costs here, only the refill: CPUs 0 and 1 share no cache, so the
   // woken task's 1 ms run takes 30 us more; on CPUs sharing a cache it does not.

@@ -1,6 +1,7 @@
 #include "host/host_runner.h"
 
 #include <fmt/format.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include <tuple>
 
 #include "events/deadline_job.h"
+#include "host/busy_loop.h"
 #include "host/tracefs.h"
 #include "host/user_dirs.h"
 #include "util/error.h"
@@ -45,10 +47,6 @@ Time thread_cpu_now() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<Time>(ts.tv_sec) * kNsPerSec + ts.tv_nsec;
-}
-
-void busy_loop(uint64_t n) {
-  for (uint64_t i = 0; i < n; ++i) asm volatile("" ::: "memory");
 }
 
 void on_wake_signal(int) {}  // only interrupts clock_nanosleep
@@ -176,9 +174,49 @@ std::string thread_limit_hint() {
   return "the limit hit: kernel.threads-max, or memory";
 }
 
+// A thread blocked on a semaphore or a progress counter: woken alone, when it is served
+// (a post that covers its need, an advance that reaches its target, or any advance for a
+// re-checking waiter), as the simulator wakes exactly those. With one condition variable
+// for all, every post woke every waiter: hackbench's 20 senders on a receiver's room
+// semaphore all woke for each message, and 19 went back to sleep, wake-ups and switches
+// the simulated program does not have.
+//
+// It sleeps on a futex word of its own, set under the waitable's mutex; the waker calls
+// FUTEX_WAKE after letting the mutex go. Woken with the mutex held, the waiter preempted
+// its waker on the same CPU, met the mutex held at its next wait, and blocked a second
+// time. The waiter may have returned by the time FUTEX_WAKE comes: the address is then a
+// stale one, and a wait that meets a stray wake-up checks its word and sleeps again.
+struct Waiter {
+  std::atomic<uint32_t> woken{0};
+  int64_t need = 0;  // semaphore: units; counter: target
+  bool recheck = false;
+  uint32_t* word() { return reinterpret_cast<uint32_t*>(&woken); }
+  void sleep() { syscall(SYS_futex, word(), FUTEX_WAIT_PRIVATE, 0, nullptr, nullptr, 0); }
+  static void wake(uint32_t* word) {
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+  }
+};
+// The words of the waiters served under a mutex, woken once it is let go.
+class Wakeups {
+ public:
+  void serve(Waiter* w) {
+    w->woken.store(1);
+    words_.push_back(w->word());
+  }
+  ~Wakeups() {
+    for (uint32_t* word : words_) Waiter::wake(word);
+  }
+
+ private:
+  std::vector<uint32_t*> words_;
+};
+static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
 struct Waitable {
   std::mutex m;
   std::condition_variable cv;
+  std::deque<Waiter*> waiters;  // semaphores and counters: each sleeps on its own word
+  // The waiter stops waiting (woken, or told to stop): it leaves the queue if still in.
+  void forget(const Waiter* w) { std::erase(waiters, w); }
 };
 struct Barrier : Waitable {
   int arrived = 0;
@@ -190,10 +228,8 @@ struct SuspendQueue : Waitable {
 struct Counter : Waitable {
   int64_t value = 0;
 };
-struct Semaphore : Waitable {
+struct Semaphore : Waitable {  // waiters served in order of arrival
   int64_t value = 0;
-  std::deque<std::pair<uint64_t, int64_t>> waiters;  // ticket, need: served in order
-  uint64_t next_ticket = 0;
 };
 struct SpinLock : Waitable {
   std::atomic<int64_t> owner{-1};
@@ -252,6 +288,18 @@ class Runner {
     return true;
   }
 
+  // Sleeps until CLOCK_MONOTONIC `until_ns`, or less when every thread has ended or one
+  // failed. The supervisor sleeping here instead of waking every few milliseconds keeps
+  // it from preempting the workload (at 2 ms it woke 500 times a second, which the real
+  // runs counted as switches of the workload's tasks and the simulation has no cause for).
+  void wait_for_end(Time until_ns) {
+    std::unique_lock<std::mutex> g(ended_m_);
+    ended_cv_.wait_until(g,
+                         std::chrono::steady_clock::time_point(std::chrono::nanoseconds(until_ns)),
+                         [this] { return ended_ || error() != nullptr || all_done(); });
+    ended_ = false;
+  }
+
   ~Runner() { stop_all(); }  // no thread outlives the run, whatever ends it
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
@@ -264,6 +312,7 @@ class Runner {
       for (Waitable* wt : waitables()) {
         std::lock_guard<std::mutex> g(wt->m);
         wt->cv.notify_all();
+        for (Waiter* w : wt->waiters) Waiter::wake(w->word());
       }
       bool done = true;
       {
@@ -343,9 +392,19 @@ class Runner {
   }
 
   void fail(std::exception_ptr e) {
-    std::lock_guard<std::mutex> g(error_m_);
-    if (!error_) error_ = e;
-    stop_ = true;
+    {
+      std::lock_guard<std::mutex> g(error_m_);
+      if (!error_) error_ = e;
+      stop_ = true;
+    }
+    signal_end();
+  }
+  void signal_end() {
+    {
+      std::lock_guard<std::mutex> g(ended_m_);
+      ended_ = true;
+    }
+    ended_cv_.notify_all();
   }
 
   // A thread of task `spec`, forked by `parent` (empty: at the start). Past max_threads,
@@ -378,6 +437,7 @@ class Runner {
         }
         --alive_;
         wk.done = true;
+        signal_end();
       });
     } catch (const std::system_error& e) {
       --alive_;
@@ -545,7 +605,7 @@ class Runner {
       case Op::kAdvance:
         return advance(s.object, s.amount);
       case Op::kWaitProgress:
-        return wait_progress(t, s.object, s.amount);
+        return wait_progress(t, s.object, s.amount, s.recheck);
       case Op::kMark:
         record(t, mono_now(), EventType::kMark, s.object, s.amount);
         return true;
@@ -650,51 +710,78 @@ class Runner {
     return true;
   }
 
+  // The waiters whose target the new value reaches, and every re-checking one (a condition
+  // variable broadcast), are woken; a re-checker short of its target waits again.
   bool advance(int32_t object, int64_t amount) {
     Counter& c = counters_[object];
+    Wakeups wakeups;  // after the lock (declared first, destroyed last)
     std::lock_guard<std::mutex> g(c.m);
     c.value += amount;
-    c.cv.notify_all();
+    std::erase_if(c.waiters, [&](Waiter* w) {
+      if (!w->recheck && c.value < w->need) return false;
+      wakeups.serve(w);
+      return true;
+    });
     return true;
   }
 
-  bool wait_progress(Thread& t, int32_t object, int64_t target) {
+  bool wait_progress(Thread& t, int32_t object, int64_t target, bool recheck) {
     Counter& c = counters_[object];
-    std::unique_lock<std::mutex> g(c.m);
-    if (c.value >= target) return true;
-    return blocking(t, [&] {
-      c.cv.wait(g, [&] { return c.value >= target || stop_; });
-      return !stop_;
-    });
+    for (;;) {
+      std::unique_lock<std::mutex> g(c.m);
+      if (c.value >= target) return true;
+      Waiter w;
+      w.need = target;
+      w.recheck = recheck;
+      if (!wait_alone(t, c, w, g)) return false;
+      if (!recheck) return true;  // woken only once its target was reached
+    }
   }
 
+  // Sleeps until served; false when told to stop. `g` holds the waitable's mutex, and is
+  // let go once the waiter is in the queue (a waker sets the word under that mutex, and a
+  // word set before the sleep makes FUTEX_WAIT return at once).
+  bool wait_alone(Thread& t, Waitable& on, Waiter& w, std::unique_lock<std::mutex>& g) {
+    on.waiters.push_back(&w);
+    g.unlock();
+    blocking(t, [&] {
+      while (!w.woken.load() && !stop_) w.sleep();
+      return true;
+    });
+    if (!w.woken.load()) {  // stopping: out of the queue before `w` goes
+      g.lock();
+      on.forget(&w);
+      g.unlock();
+    }
+    return !stop_;
+  }
+
+  // A post serves the waiters in order of arrival, handing each what it needs, while it
+  // covers the first one's need (the simulator's rule).
   bool sem_post(int32_t object, int64_t amount) {
     Semaphore& sem = semaphores_[object];
+    Wakeups wakeups;  // after the lock (declared first, destroyed last)
     std::lock_guard<std::mutex> g(sem.m);
     sem.value += amount;
-    sem.cv.notify_all();
+    while (!sem.waiters.empty() && sem.value >= sem.waiters.front()->need) {
+      Waiter* w = sem.waiters.front();
+      sem.waiters.pop_front();
+      sem.value -= w->need;
+      wakeups.serve(w);
+    }
     return true;
   }
 
-  // Served in order of arrival.
   bool sem_wait(Thread& t, int32_t object, int64_t amount) {
     Semaphore& sem = semaphores_[object];
     std::unique_lock<std::mutex> g(sem.m);
-    const uint64_t ticket = sem.next_ticket++;
-    sem.waiters.emplace_back(ticket, amount);
-    auto served = [&] {
-      return stop_ || (sem.waiters.front().first == ticket && sem.value >= amount);
-    };
-    if (!served() && !blocking(t, [&] {
-          sem.cv.wait(g, served);
-          return !stop_;
-        }))
-      return false;
-    if (stop_) return false;
-    sem.waiters.pop_front();
-    sem.value -= amount;
-    sem.cv.notify_all();  // the next in line may be served too
-    return true;
+    if (sem.waiters.empty() && sem.value >= amount) {
+      sem.value -= amount;
+      return true;
+    }
+    Waiter w;
+    w.need = amount;
+    return wait_alone(t, sem, w, g);
   }
 
   // rt-app's timer: the next boundary of the period grid from t_first; relative mode
@@ -803,7 +890,9 @@ class Runner {
   std::vector<SpinLock> spinlocks_;
   std::vector<SharedTimer> timers_;
   std::vector<std::atomic<int>> fork_counts_;
-  std::mutex workers_m_, names_m_, error_m_;
+  std::mutex workers_m_, names_m_, error_m_, ended_m_;
+  std::condition_variable ended_cv_;  // a thread ended or failed (ended_)
+  bool ended_ = false;
   std::deque<Worker> workers_;
   std::exception_ptr error_;
 };
@@ -842,7 +931,9 @@ HostRunResult run_on_host(const Scenario& scenario, const HostRunOptions& option
   result.start_ns = mono_now();
   runner.start_static();
   for (;;) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    // Ctrl-C is seen within 50 ms (a signal handler cannot notify a condition variable).
+    runner.wait_for_end(
+        std::min(result.start_ns + options.duration_ns, mono_now() + 50 * kNsPerMs));
     if (runner.all_done()) break;
     if (runner.error()) break;
     if (StopSignals::caught()) {

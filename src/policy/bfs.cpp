@@ -47,7 +47,6 @@
 #include <vector>
 
 #include "policy/registry.h"
-#include "policy/task_list.h"
 
 namespace schedlab {
 namespace {
@@ -270,8 +269,25 @@ class Bfs final : public SchedClass {
     bool queued = false, first_time_slice = false;
     bool in_expired = false;  // in the level's expired index (fast path)
     uint64_t seq = 0;         // position in its list: larger is later
+    size_t slot = 0;          // its entry in levels_[prio].entries
     TaskId parent = kNoTask;
-    TaskLinks links;  // its place in lists_[prio]
+  };
+  // A priority list as an array in queue order (a task joins at the end; one that leaves
+  // leaves a hole, squeezed out when holes outnumber tasks). Each entry holds what the
+  // pick's scan reads, copied at push: none of it changes while the task is queued (the
+  // engine dequeues a task to move it or change its affinity or nice). The scan over a long
+  // queue is then a walk along 32-byte entries in order, not a chase through the tasks.
+  static constexpr CpuId kAnyCpu = -1, kSomeCpus = -2;
+  struct QueueEntry {
+    int64_t deadline = 0;   // Entity::deadline
+    int64_t timeslice = 0;  // task_timeslice()
+    TaskId id = kNoTask;    // kNoTask: a hole
+    CpuId cpu = kNoCpu;     // the task's CPU, for the locality
+    CpuId only = kAnyCpu;   // the one CPU it may run on, kAnyCpu, or kSomeCpus (its mask)
+  };
+  struct Level {
+    std::vector<QueueEntry> entries;
+    size_t tasks = 0;
   };
 
   int64_t jiffies() const { return ctx_->now() / ctx_->tick_ns(); }
@@ -365,7 +381,13 @@ class Bfs final : public SchedClass {
     e.prio = prio_of(t);
     e.seq = next_seq_++;
     if (e.prio >= kMaxRtPrio) index_add(e);
-    list_append(lists_[e.prio], se_, t.id);
+    Level& level = levels_[e.prio];
+    e.slot = level.entries.size();
+    level.entries.push_back({e.deadline, task_timeslice(t), t.id, t.cpu,
+                             allowed_everywhere(t)    ? kAnyCpu
+                             : t.nr_cpus_allowed == 1 ? static_cast<CpuId>(t.allowed._Find_first())
+                                                      : kSomeCpus});
+    ++level.tasks;
     e.queued = true;
     bitmap_[e.prio / 64] |= uint64_t{1} << (e.prio % 64);
   }
@@ -373,9 +395,26 @@ class Bfs final : public SchedClass {
   void remove(Task& t) {
     Entity& e = se_[t.id];
     if (e.prio >= kMaxRtPrio) index_remove(e);
-    list_unlink(lists_[e.prio], se_, t.id);
+    Level& level = levels_[e.prio];
+    level.entries[e.slot].id = kNoTask;
     e.queued = false;
-    if (lists_[e.prio].empty()) bitmap_[e.prio / 64] &= ~(uint64_t{1} << (e.prio % 64));
+    if (--level.tasks == 0) {
+      level.entries.clear();
+      bitmap_[e.prio / 64] &= ~(uint64_t{1} << (e.prio % 64));
+    } else if (level.entries.size() > 2 * level.tasks + 16) {
+      squeeze(level);
+    }
+  }
+
+  // Drops the holes, keeping the order.
+  void squeeze(Level& level) {
+    size_t kept = 0;
+    for (const QueueEntry& q : level.entries) {
+      if (q.id == kNoTask) continue;
+      se_[q.id].slot = kept;
+      level.entries[kept++] = q;
+    }
+    level.entries.resize(kept);
   }
 
   // The same choice without scanning, for a level whose tasks may all run anywhere on a
@@ -448,26 +487,31 @@ class Bfs final : public SchedClass {
         remove(*best);
         return best;
       }
-      Task* best = nullptr;
       int64_t earliest = 0;
-      for (TaskId id = lists_[idx].head; id != kNoTask; id = se_[id].links.next) {
-        Task& p = *se_[id].task;
-        if (!p.allowed_on(cpu)) continue;
+      TaskId best_id = kNoTask;
+      // locality() is symmetric: the row of `cpu` read by the task's CPU.
+      const int* near = &locality_[static_cast<size_t>(cpu) * static_cast<size_t>(ctx_->cpus())];
+      for (const QueueEntry& q : levels_[idx].entries) {
+        if (q.id == kNoTask) continue;
+        if (q.only != kAnyCpu && q.only != cpu &&
+            (q.only != kSomeCpus || !se_[q.id].task->allowed_on(cpu)))
+          continue;
         if (idx < kMaxRtPrio) {
-          best = &p;
+          best_id = q.id;
           break;
         }
-        const int64_t dl = se_[id].deadline + locality(p.cpu, cpu) * task_timeslice(p);
+        const int64_t dl = q.deadline + near[q.cpu] * q.timeslice;
         if (dl < now) {  // already expired: taken at once
-          best = &p;
+          best_id = q.id;
           break;
         }
-        if (!best || dl < earliest) {
+        if (best_id == kNoTask || dl < earliest) {
           earliest = dl;
-          best = &p;
+          best_id = q.id;
         }
       }
-      if (best) {
+      if (best_id != kNoTask) {
+        Task* best = se_[best_id].task;
         remove(*best);
         return best;
       }
@@ -672,7 +716,7 @@ class Bfs final : public SchedClass {
   std::array<int64_t, 40> prio_ratios_{};
   std::vector<int> locality_;
   std::vector<Entity> se_;
-  std::array<TaskList, kPrioLimit> lists_{};
+  std::array<Level, kPrioLimit> levels_{};
   std::array<uint64_t, 2> bitmap_{};
   std::vector<int> cpu_curr_prio_;
   std::vector<int64_t> cpu_curr_deadline_;   // the running task's deadline, as rq_deadline

@@ -21,10 +21,14 @@ void Engine::begin_wake_costs(Task& woken, CpuId target, const WakeInfo& how) {
 }
 
 // How late a reschedule that a wake-up asks of `cpu` arrives: the IPI when `cpu` is not
-// the waker's (a timer's interrupt runs on the CPU its task slept on), and the exit from
-// the idle state when `cpu` idles (unless an interrupt has just brought it out).
+// the waker's (a timer's interrupt runs on the CPU its task slept on), else for a timer's
+// wake-up the rest of its interrupt (timer_resched_ns), and the exit from the idle state
+// when `cpu` idles (unless an interrupt has just brought it out).
 Time Engine::wake_delay(CpuId cpu) const {
-  Time delay = cpu != wake_ctx_.waker_cpu ? machine_ref_.costs.wakeup_ipi_ns : 0;
+  const MachineCosts& costs = machine_ref_.costs;
+  Time delay = cpu != wake_ctx_.waker_cpu   ? costs.wakeup_ipi_ns
+               : wake_ctx_.waker == kNoTask ? costs.timer_resched_ns
+                                            : 0;
   const Cpu& c = cpus_[cpu];
   if (!cpu_curr_[cpu] && c.awake_at != now_)
     delay += machine_ref_.idle_exit_ns(now_ - c.idle_since);
