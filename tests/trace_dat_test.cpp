@@ -33,8 +33,7 @@ using test::TempDir;
 struct Line {
   int64_t ctx_pid = 0;
   int cpu = 0;
-  std::string time, event, fields;
-  bool operator==(const Line&) const = default;
+  std::string flags, time, event, fields;  // flags: irqs-off, need-resched, irq, preempt
 };
 
 std::string cut_comms(const std::string& fields) {
@@ -62,6 +61,7 @@ bool parse_line(const std::string& text, Line& l) {
   const size_t colon = text.find(": ", close);
   const std::string before = text.substr(close + 2, colon - close - 2);
   l.time = before.substr(before.rfind(' ') + 1);
+  l.flags = before.substr(0, std::min<size_t>(4, before.find(' ')));
   const size_t colon2 = text.find(": ", colon + 2);
   l.event = text.substr(colon + 2, colon2 - colon - 2);
   l.fields = cut_comms(text.substr(colon2 + 2));
@@ -183,7 +183,8 @@ void expect_same_by_pid(const Metrics& a, const Metrics& b, const std::string& w
 }
 
 // (a) Every record of the ftrace text, CPU by CPU in order, is in the trace.dat with the
-// same running task, nanosecond, event and fields (pid, prio, prev_state, target CPU...).
+// same running task, irq flags (a timer's wake-up in hard-interrupt context), nanosecond,
+// event and fields (pid, prio, prev_state, target CPU...).
 TEST(TraceDat, HoldsTheFtraceTextsRecordsCpuByCpu) {
   int scenarios = 0;
   for (const auto& [what, w] : shipped_runs()) {
@@ -200,6 +201,7 @@ TEST(TraceDat, HoldsTheFtraceTextsRecordsCpuByCpu) {
         const Line &x = lines_text[i], &y = lines_dat[i];
         EXPECT_EQ(x.ctx_pid, y.ctx_pid) << what << " cpu " << cpu << " #" << i;
         EXPECT_EQ(x.time, y.time) << what << " cpu " << cpu << " #" << i;
+        EXPECT_EQ(x.flags, y.flags) << what << " cpu " << cpu << " #" << i;
         EXPECT_EQ(x.event, y.event) << what << " cpu " << cpu << " #" << i;
         EXPECT_EQ(x.fields, y.fields) << what << " cpu " << cpu << " #" << i;
         if (::testing::Test::HasFailure()) return;
@@ -298,14 +300,14 @@ TEST(TraceDat, TimeExtendsLongRecordsAndPages) {
   EXPECT_NE(text.find("# schedlab: start 100.000000000\n"), std::string::npos) << text;
   EXPECT_NE(text.find("# schedlab: end 100.700000000\n"), std::string::npos);
   // the switch before the sleep and the one after it
-  EXPECT_NE(text.find("[000] 100.000099000: sched_switch: prev_comm=a_task_with_a_l "
+  EXPECT_NE(text.find("[000] d..2. 100.000099000: sched_switch: prev_comm=a_task_with_a_l "
                       "prev_pid=1000 prev_prio=120 prev_state=S ==> next_comm=swapper/0"),
             std::string::npos)
       << text.substr(0, 600);
-  EXPECT_NE(text.find("[000] 100.600100000: sched_switch: prev_comm=swapper/0 prev_pid=0 "
+  EXPECT_NE(text.find("[000] d..2. 100.600100000: sched_switch: prev_comm=swapper/0 prev_pid=0 "
                       "prev_prio=120 prev_state=R ==> next_comm=a_task_with_a_l next_pid=1000"),
             std::string::npos);
-  EXPECT_NE(text.find("[000] 100.600199000: print: tracing_mark_write: C|1000|" +
+  EXPECT_NE(text.find("[000] ..... 100.600199000: print: tracing_mark_write: C|1000|" +
                       std::string(120, 'm') + "|1\n"),
             std::string::npos);
   size_t switches = 0;

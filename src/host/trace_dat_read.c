@@ -1,7 +1,8 @@
 /* The libtracecmd side of trace_dat.cpp, in C: trace-cmd's headers are C, not C++.
  * Prints every record of a trace.dat (the top buffer and each instance, merged in time
- * order) as one ftrace text line through `emit`, by the event formats the file carries
- * and without plugins (as `trace-cmd report -N`), with nanosecond timestamps; a
+ * order) as one ftrace text line through `emit` (the tracefs layout with its latency
+ * flags), by the event formats the file carries and without plugins (as `trace-cmd
+ * report -N`), with nanosecond timestamps; a
  * "CPU:N [LOST M EVENTS]" line where the ring buffer dropped events before a record;
  * first "#P:N", the file's CPU count, as the tracefs text's header states it. */
 #include "host/trace_dat_read.h"
@@ -58,7 +59,11 @@ static int print_record(struct tracecmd_input *handle, struct tep_record *record
     else if (record->missed_events < 0)
       trace_seq_printf(&seq, "CPU:%d [EVENTS DROPPED]\n", cpu);
     tep_print_event(tep, &seq, record, "%16s-%-7d", TEP_PRINT_COMM, TEP_PRINT_PID);
-    trace_seq_printf(&seq, " [%03d] %llu.%09llu: ", cpu, record->ts / 1000000000ULL,
+    trace_seq_printf(&seq, " [%03d] ", cpu);
+    /* the irq-off, need-resched, hard/soft-irq and preempt-depth columns, which tell a
+     * wake-up from interrupt context (a timer's) from one by the running task */
+    tep_print_event(tep, &seq, record, "%s", TEP_PRINT_LATENCY);
+    trace_seq_printf(&seq, " %llu.%09llu: ", record->ts / 1000000000ULL,
                      record->ts % 1000000000ULL);
     tep_print_event(tep, &seq, record, "%s: %s\n", TEP_PRINT_NAME, TEP_PRINT_INFO);
   }
