@@ -109,6 +109,7 @@ void FtraceTextWriter::line(const KernelRecord& r) {
 }
 
 void FtraceTextWriter::end(Time t) {
+  recorder_.end(t);
   out_ << "# schedlab: end " << stamp(recorder_.origin_ns() + t) << "\n";
   out_.flush();
 }

@@ -27,6 +27,7 @@ void KernelRecorder::begin(const RunInfo& info) {
   info_ = info;
   origin_ = info.origin_ns > 0 ? info.origin_ns : kSimClockBaseNs;
   curr_.assign(static_cast<size_t>(info.cpus), kNoTask);
+  start_unshown_.assign(static_cast<size_t>(info.cpus), false);
 }
 
 void KernelRecorder::task_created(const TaskInfo& t) {
@@ -58,7 +59,28 @@ void KernelRecorder::record(KernelRecord& r, CpuId cpu, Time at) {
   r.clock_ns = origin_ + at;
   const TaskId running = curr_.empty() ? kNoTask : curr_[cpu];
   r.running = running == kNoTask ? nullptr : &threads_[running];
+  if (r.event != KernelEvent::kMark) start_unshown_[cpu] = false;  // a reader skips markers
   emit_(r);
+}
+
+// A task that ran on a CPU from the start and is still there with no record on that CPU
+// (its wake-ups of others are recorded on their targets) would be lost to a reader, who
+// learns what a CPU ran from the task its records name: one record in its name, the
+// sched_waking and sched_wakeup the kernel traces when a task wakes itself
+// (try_to_wake_up's p == current path), which changes no task's state.
+void KernelRecorder::end(Time t) {
+  for (size_t c = 0; c < curr_.size(); ++c) {
+    if (!start_unshown_[c] || curr_[c] == kNoTask) continue;
+    const auto cpu = static_cast<CpuId>(c);
+    KernelRecord r;
+    r.preempt_count = 1;
+    r.a = threads_[curr_[c]];
+    r.target_cpu = cpu;
+    r.event = KernelEvent::kWaking;
+    record(r, cpu, t);
+    r.event = KernelEvent::kWakeup;
+    record(r, cpu, t);
+  }
 }
 
 void KernelRecorder::marker(CpuId cpu, Time at, std::string text) {
@@ -72,7 +94,12 @@ void KernelRecorder::event(const SchedEvent& e) {
   KernelRecord r;
   switch (e.type) {
     case EventType::kSwitch: {
-      if (e.arg == kStartState || e.cpu < 0 || e.cpu >= static_cast<CpuId>(curr_.size())) break;
+      if (e.cpu < 0 || e.cpu >= static_cast<CpuId>(curr_.size())) break;
+      if (e.arg == kStartState) {  // not a record: the CPU's next records are in its name
+        curr_[e.cpu] = e.other;
+        start_unshown_[e.cpu] = e.other != kNoTask;
+        break;
+      }
       r.event = KernelEvent::kSwitch;
       r.irqs_off = true;
       r.preempt_count = 2;

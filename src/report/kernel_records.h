@@ -3,7 +3,9 @@
 // trace.dat (trace_dat_writer.h). One place decides what the kernel would have recorded:
 // on which CPU, in whose name (the task running there), with which irq flags and
 // preempt count, and each task's pid, tgid and prio (events/kernel_ids.h). Both writers
-// then only lay the records out.
+// then only lay the records out. What a recorded CPU ran when the recording began
+// (kStartState) is, as in the kernel's trace, the task that CPU's first records are in
+// the name of: a reader of the file infers it from them (host/ftrace_parser.h).
 #pragma once
 
 #include <cstdint>
@@ -63,6 +65,9 @@ class KernelRecorder {
   void event(const SchedEvent& e);
   // A write to trace_marker on `cpu` at the stream's time `at`.
   void marker(CpuId cpu, Time at, std::string text);
+  // The stream's end at `t`: a record for each task that ran on a CPU from the start of a
+  // recording (kStartState) and was never named by a record there.
+  void end(Time t);
 
   const RunInfo& info() const { return info_; }
   Time origin_ns() const { return origin_; }
@@ -80,8 +85,9 @@ class KernelRecorder {
   Time origin_ = kSimClockBaseNs;
   KernelIds ids_;
   std::vector<KernelTask> threads_;
-  std::vector<TaskId> curr_;                                    // [cpu]
-  std::map<int64_t, int> live_threads_;                         // tgid -> threads alive
+  std::vector<TaskId> curr_;             // [cpu]
+  std::vector<bool> start_unshown_;      // [cpu]: its start task is named by no record yet
+  std::map<int64_t, int> live_threads_;  // tgid -> threads alive
   std::map<std::pair<int64_t, int32_t>, int64_t> mark_totals_;  // (tgid, mark) -> count
 };
 

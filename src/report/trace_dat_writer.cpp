@@ -155,6 +155,7 @@ std::string TraceDatWriter::header() const {
 }
 
 void TraceDatWriter::end(Time t) {
+  recorder_.end(t);
   recorder_.marker(0, t, "schedlab: end");
   for (CpuPages& cpu : cpus_) close_page(cpu);
   std::string h = header();
