@@ -13,6 +13,7 @@
 #include "analysis/analyzer.h"
 #include "cli_harness.h"
 #include "host/ftrace_parser.h"
+#include "host/trace_dat.h"
 #include "temp_dir.h"
 
 namespace schedlab {
@@ -42,9 +43,15 @@ std::vector<std::string> recorded_traces() {
   return out;
 }
 
+// A name as the ftrace text writes a comm: blanks as underscores (one token).
+std::string one_token(std::string name) {
+  std::replace(name.begin(), name.end(), ' ', '_');
+  return name;
+}
+
 // The figures of analyze, per pid (the tasks may be numbered in another order) and per
-// CPU. The recording's lost and inferred switches are written as the switches they were,
-// so only their sum is compared.
+// CPU, and the names. The recording's lost and inferred switches are written as the
+// switches they were, so only their sum is compared.
 void expect_same_by_pid(const Metrics& a, const Metrics& b, const std::string& what) {
   EXPECT_EQ(a.context_switches, b.context_switches) << what;
   EXPECT_EQ(a.migrations, b.migrations) << what;
@@ -61,6 +68,7 @@ void expect_same_by_pid(const Metrics& a, const Metrics& b, const std::string& w
     const std::string who = what + " " + x.name;
     ASSERT_TRUE(by_pid.count(x.pid)) << who;
     const TaskMetrics& y = *by_pid[x.pid];
+    EXPECT_EQ(one_token(x.name), one_token(y.name)) << who;
     EXPECT_EQ(x.cpu_time_ns, y.cpu_time_ns) << who;
     EXPECT_EQ(x.wait_time_ns, y.wait_time_ns) << who;
     EXPECT_EQ(x.sleep_time_ns, y.sleep_time_ns) << who;
@@ -126,6 +134,35 @@ TEST(TraceRewrite, AStartTaskWithNoRecordOfItsOwnKeepsItsTime) {
                                         "sched_wakeup: comm=hog pid=20 prio=120 target_cpu=000"),
             std::string::npos)
       << test::read_all(w.text);
+}
+
+// Two pids share the comm `worker`: analyze names them worker:10 and worker:11, and the
+// files written hold the comm itself (the kernel's), read back under the same names.
+TEST(TraceRewrite, ASharedCommIsWrittenWithoutThePid) {
+  const TempDir dir;
+  const std::string trace =
+      dir.write("workers.txt",
+                "#P:1\n"
+                "<idle>-0 [000] d..2. 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 "
+                "prev_prio=120 prev_state=R ==> next_comm=worker next_pid=10 next_prio=120\n"
+                "worker-10 [000] d..2. 1.000100: sched_switch: prev_comm=worker prev_pid=10 "
+                "prev_prio=120 prev_state=R+ ==> next_comm=worker next_pid=11 next_prio=120\n"
+                "worker-11 [000] d..2. 1.000300: sched_switch: prev_comm=worker prev_pid=11 "
+                "prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n");
+  const Metrics original = analyze_file(trace);
+  ASSERT_EQ(original.tasks.size(), 2u);
+  EXPECT_EQ(original.tasks[0].name, "worker:10");
+  EXPECT_EQ(original.tasks[1].name, "worker:11");
+  const Rewritten w = rewrite(trace, dir);
+  const std::string text = test::read_all(w.text), dat = trace_dat_text(w.dat);
+  for (const auto& [what, t] : {std::pair{"--ftrace", text}, std::pair{"--trace-dat", dat}}) {
+    EXPECT_NE(t.find("prev_comm=worker prev_pid=10 "), std::string::npos) << what << t;
+    EXPECT_NE(t.find("next_comm=worker next_pid=11 "), std::string::npos) << what << t;
+    EXPECT_NE(t.find("worker-11 "), std::string::npos) << what << t;
+    EXPECT_EQ(t.find("worker:"), std::string::npos) << what << t;
+  }
+  expect_same_by_pid(original, analyze_file(w.text), "--ftrace");
+  expect_same_by_pid(original, analyze_file(w.dat), "--trace-dat");
 }
 
 }  // namespace

@@ -8,11 +8,16 @@ namespace schedlab {
 
 namespace {
 
-// A comm as one token: Perfetto splits the fields of ftrace text at blanks.
-std::string comm_of(const std::string& name) {
+// A name as one token: Perfetto splits the fields of ftrace text at blanks.
+std::string token_of(const std::string& name) {
   std::string out = name.empty() ? std::string("task") : name;
   std::replace(out.begin(), out.end(), ' ', '_');
   return out;
+}
+
+// The kernel's name of a task: a recording's own comm (not its "comm:pid"), else its name.
+std::string comm_of(const TaskInfo& t) {
+  return token_of(t.comm.empty() ? t.name : t.comm);
 }
 
 int prio_of(const TaskInfo& t) {
@@ -33,7 +38,7 @@ void KernelRecorder::begin(const RunInfo& info) {
 void KernelRecorder::task_created(const TaskInfo& t) {
   if (static_cast<size_t>(t.id) >= threads_.size()) threads_.resize(t.id + 1);
   KernelTask& th = threads_[t.id];
-  th.comm = comm_of(t.name);
+  th.comm = comm_of(t);
   const KernelIds::Ids& ids = ids_.add(t);
   th.pid = ids.pid;
   th.tgid = ids.tgid;
@@ -165,7 +170,7 @@ void KernelRecorder::event(const SchedEvent& e) {
       int64_t& total = mark_totals_[{th.tgid, e.arg}];
       total += e.value;
       r.event = KernelEvent::kMark;
-      r.text = fmt::format("C|{}|{}|{}", th.tgid, comm_of(info_.mark_names[e.arg]), total);
+      r.text = fmt::format("C|{}|{}|{}", th.tgid, token_of(info_.mark_names[e.arg]), total);
       record(r, e.cpu, e.time);
       break;
     }
