@@ -22,8 +22,15 @@ std::string flags_of(const KernelRecord& r) {
   return f;
 }
 
+// A comm as one token: Perfetto splits the fields of ftrace text at blanks.
+std::string comm_token(std::string comm) {
+  std::replace(comm.begin(), comm.end(), ' ', '_');
+  return comm;
+}
+
 std::string who(const KernelTask& t, const char* prefix = "") {
-  return fmt::format("{0}comm={1} {0}pid={2} {0}prio={3}", prefix, t.comm, t.pid, t.prio);
+  return fmt::format("{0}comm={1} {0}pid={2} {0}prio={3}", prefix, comm_token(t.comm), t.pid,
+                     t.prio);
 }
 
 // sched_switch's prev_state as the kernel prints it.
@@ -68,8 +75,8 @@ std::string fields_of(const KernelRecord& r) {
     case KernelEvent::kMigrate:
       return fmt::format("{} orig_cpu={} dest_cpu={}", who(r.a), r.orig_cpu, r.target_cpu);
     case KernelEvent::kFork:
-      return fmt::format("comm={} pid={} child_comm={} child_pid={}", r.a.comm, r.a.pid, r.b.comm,
-                         r.b.pid);
+      return fmt::format("comm={} pid={} child_comm={} child_pid={}", comm_token(r.a.comm), r.a.pid,
+                         comm_token(r.b.comm), r.b.pid);
     case KernelEvent::kExit:
       return who(r.a);
     case KernelEvent::kMark:
@@ -100,10 +107,10 @@ void FtraceTextWriter::begin(const RunInfo& info) {
 }
 
 void FtraceTextWriter::line(const KernelRecord& r) {
-  const std::string task =
-      r.running == nullptr
-          ? fmt::format("{:>16}-{:<7} (-------)", "<idle>", 0)
-          : fmt::format("{:>16}-{:<7} ({:>7})", r.running->comm, r.running->pid, r.running->tgid);
+  const std::string task = r.running == nullptr
+                               ? fmt::format("{:>16}-{:<7} (-------)", "<idle>", 0)
+                               : fmt::format("{:>16}-{:<7} ({:>7})", comm_token(r.running->comm),
+                                             r.running->pid, r.running->tgid);
   out_ << fmt::format("{} [{:03}] {} {}: {}: {}\n", task, r.cpu, flags_of(r), stamp(r.clock_ns),
                       event_name(r.event), fields_of(r));
 }

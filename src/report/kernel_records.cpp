@@ -8,7 +8,7 @@ namespace schedlab {
 
 namespace {
 
-// A name as one token: Perfetto splits the fields of ftrace text at blanks.
+// A mark's name as one token: Perfetto splits the fields of ftrace text at blanks.
 std::string token_of(const std::string& name) {
   std::string out = name.empty() ? std::string("task") : name;
   std::replace(out.begin(), out.end(), ' ', '_');
@@ -17,7 +17,8 @@ std::string token_of(const std::string& name) {
 
 // The kernel's name of a task: a recording's own comm (not its "comm:pid"), else its name.
 std::string comm_of(const TaskInfo& t) {
-  return token_of(t.comm.empty() ? t.name : t.comm);
+  if (!t.comm.empty()) return t.comm;
+  return t.name.empty() ? std::string("task") : t.name;
 }
 
 int prio_of(const TaskInfo& t) {

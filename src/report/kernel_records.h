@@ -32,7 +32,7 @@ enum class KernelEvent : uint8_t {
 
 // A task as the tracepoints name it; pid 0 is the idle task (comm swapper/N).
 struct KernelTask {
-  std::string comm;
+  std::string comm;  // blanks and all, as a trace.dat holds it (the text writes them as _)
   int64_t pid = 0, tgid = 0;
   int prio = 120;  // 120 + nice, 99 - rt_priority, -1 for SCHED_DEADLINE
 };
