@@ -3,10 +3,13 @@
 // or installed binary finds ($SCHEDLAB_DATA, ../share/schedlab).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <vector>
 
 #include "cli/cli.h"
 #include "experiment/data_dirs.h"
@@ -65,6 +68,61 @@ TEST(Completion, TheBuildWritesTheCompletionAndTheManPage) {
   EXPECT_EQ(man.find(".TH SCHEDLAB \"1\""), man.find(".TH")) << man.substr(0, 300);
   for (const char* word : {"reproduce", "sweep", "\\-\\-set\\-new", "SCHEDLAB_DATA", "completion"})
     EXPECT_NE(man.find(word), std::string::npos) << word;
+}
+
+// The commands of --help-all, in its order, with the nested ones (`host run`) after
+// their parent, as "schedlab run", "schedlab host run"...
+std::vector<std::string> help_all_commands() {
+  std::ostringstream out, err;
+  EXPECT_EQ(cli_main({"--help-all"}, out, err), 0);
+  std::istringstream lines(out.str());
+  std::vector<std::string> commands;
+  std::string line, parent;
+  bool listing = false;
+  while (std::getline(lines, line)) {
+    const bool name =
+        !line.empty() && line.find_first_not_of("abcdefghijklmnopqrstuvwxyz-") == std::string::npos;
+    if (name) parent = line, commands.push_back("schedlab " + line);
+    if (line == "  Subcommands:")
+      listing = true;
+    else if (listing && line.rfind("    ", 0) == 0 && line[4] != ' ')
+      commands.push_back("schedlab " + parent + " " + line.substr(4, line.find(' ', 4) - 4));
+    else
+      listing = false;
+  }
+  return commands;
+}
+
+// Each command is a sub-section (.SS) of the section COMMANDS, in --help-all's order,
+// and holds its own options: run's --trace-dat, host run's --keep-trace.
+TEST(Completion, TheManPageHasAHeadingPerCommand) {
+  if (std::string(SCHEDLAB_MAN_PAGE).empty())
+    GTEST_SKIP() << "help2man was not found at configure time (apt-get install help2man)";
+  const std::string man = read_file(SCHEDLAB_MAN_PAGE);
+  const size_t section = man.find("\n.SH COMMANDS\n");
+  const size_t next_section = man.find("\n.SH ", section + 1);
+  ASSERT_NE(section, std::string::npos);
+  const std::vector<std::string> commands = help_all_commands();
+  EXPECT_GE(commands.size(), 19u);  // 16 commands and host's 3
+  for (const char* c : {"schedlab run", "schedlab analyze", "schedlab host", "schedlab host run",
+                        "schedlab host bench", "schedlab replay-check"})
+    EXPECT_NE(std::find(commands.begin(), commands.end(), c), commands.end()) << c;
+  size_t at = section;
+  std::map<std::string, std::string> body;
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const std::string heading = "\n.SS \"" + commands[i] + "\"\n";
+    const size_t found = man.find(heading);
+    ASSERT_NE(found, std::string::npos) << heading;
+    EXPECT_GT(found, at) << commands[i] << " out of order or outside COMMANDS";
+    EXPECT_LT(found, next_section) << commands[i];
+    at = found;
+    const size_t end = man.find("\n.S", found + heading.size() - 1);
+    body[commands[i]] = man.substr(found, end - found);
+  }
+  EXPECT_EQ(man.find("\n.SS \"", at + 1), std::string::npos) << "a heading for no command";
+  EXPECT_NE(body["schedlab run"].find("\\-\\-trace\\-dat"), std::string::npos);
+  EXPECT_NE(body["schedlab host run"].find("\\-\\-keep\\-trace"), std::string::npos);
+  EXPECT_EQ(body["schedlab host"].find("\\-\\-keep\\-trace"), std::string::npos);
 }
 
 TEST(DataDirs, SchedlabDataNamesTheFolders) {

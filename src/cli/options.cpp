@@ -108,6 +108,9 @@ void add_report_options(CLI::App& cmd, ReportArgs& a) {
   cmd.add_option("--events", a.events, "write the event stream as CSV");
   cmd.add_option("--ftrace", a.ftrace,
                  "write the kernel's ftrace text (sched events), for analyze and Perfetto");
+  cmd.add_option("--trace-dat", a.trace_dat,
+                 "write the sched events as trace-cmd's trace.dat, for trace-cmd report, "
+                 "KernelShark and analyze");
   cmd.add_option("--rtapp-log", a.rtapp_log_dir,
                  "write rt-app's per-thread logs of timer tasks into this directory");
 }
@@ -127,6 +130,11 @@ OptionalWriters::OptionalWriters(const ReportArgs& args, SinkList& sinks, std::o
     ftrace_file_ = open_output(args.ftrace);
     ftrace_ = std::make_unique<FtraceTextWriter>(ftrace_file_->stream());
     sinks.add(ftrace_.get());
+  }
+  if (!args.trace_dat.empty()) {
+    trace_dat_file_ = open_output(args.trace_dat);
+    trace_dat_ = std::make_unique<TraceDatWriter>(trace_dat_file_->stream());
+    sinks.add(trace_dat_.get());
   }
   if (args.timehist) {
     timehist_ = std::make_unique<TimehistWriter>(out);
@@ -152,6 +160,7 @@ void OptionalWriters::close() {
   if (trace_file_) trace_file_->close();
   if (events_file_) events_file_->close();
   if (ftrace_file_) ftrace_file_->close();
+  if (trace_dat_file_) trace_dat_file_->close();
 }
 
 CLI::Validator integer_in(int64_t lo, int64_t hi) {

@@ -18,6 +18,7 @@
 #include "report/line_plot.h"
 #include "report/perfetto_trace.h"
 #include "report/sched_latency.h"
+#include "report/trace_dat_writer.h"
 #include "scenario/scenario.h"
 #include "util/output_file.h"
 
@@ -69,10 +70,10 @@ std::unique_ptr<OutputFile> open_output(const std::string& path);
 
 // The outputs of the commands that measure a run (`run`, `analyze`, `host run`), all
 // from the one analyzer's stream: the writers fed as events arrive (--trace, --events,
-// --ftrace, --timehist) and what is printed at the end (the table, --json, --latency,
+// --ftrace, --trace-dat, --timehist) and what is printed at the end (the table, --json, --latency,
 // --rtapp-log).
 struct ReportArgs {
-  std::string trace, events, ftrace, rtapp_log_dir;
+  std::string trace, events, ftrace, trace_dat, rtapp_log_dir;
   bool json = false, latency = false, timehist = false, trace_from_zero = false;
 };
 void add_report_options(CLI::App& cmd, ReportArgs& a);
@@ -85,10 +86,11 @@ class OptionalWriters {
   void close();
 
  private:
-  std::unique_ptr<OutputFile> trace_file_, events_file_, ftrace_file_;
+  std::unique_ptr<OutputFile> trace_file_, events_file_, ftrace_file_, trace_dat_file_;
   std::unique_ptr<PerfettoTraceWriter> trace_;
   std::unique_ptr<EventsCsvWriter> events_;
   std::unique_ptr<FtraceTextWriter> ftrace_;
+  std::unique_ptr<TraceDatWriter> trace_dat_;
   std::unique_ptr<TimehistWriter> timehist_;
 };
 

@@ -75,6 +75,9 @@ struct TaskInfo {
   Time created_ns = 0;
   // A recording's kernel thread id and thread group id (0: not known, as in a simulation).
   int64_t pid = 0, tgid = 0;
+  // A recording's comm, the kernel's name of the thread, when `name` is another (a comm
+  // several pids share is named "comm:pid"; a run names its own threads); "": `name`.
+  std::string comm;
   // False for a task a recording saw beside the workload it ran (a kernel thread, another
   // process): it counts for the CPUs, switches and migrations, not in the task metrics.
   bool workload = true;

@@ -596,10 +596,11 @@ Record own_record(const HostEvent& e) {
   return r;
 }
 
-}  // namespace
-
-FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& sink,
-                         const RunRecord& run, const FtraceOptions& options) {
+// `cpus_merged_by_time`: the lines come from per-CPU buffers merged by time alone
+// (trace.dat), so at one timestamp their order across CPUs says nothing.
+FtraceStats parse_lines(std::istream& in, const std::string& file, EventSink& sink,
+                        const RunRecord& run, const FtraceOptions& options,
+                        bool cpus_merged_by_time) {
   LineParser p(file);
   std::string text;
   size_t number = 0;
@@ -634,10 +635,18 @@ FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& s
   for (const HostEvent& e : run.events) recs.push_back(own_record(e));
   std::stable_sort(recs.begin(), recs.end(),
                    [](const Record& x, const Record& y) { return x.time < y.time; });
+  if (cpus_merged_by_time) order_cpu_ties(recs);
   stats.first_ns = recs.front().time;
   stats.last_ns = recs.back().time;
   replay_ftrace(recs, run, p.header_cpus, p.span, options, sink, stats);
   return stats;
+}
+
+}  // namespace
+
+FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& sink,
+                         const RunRecord& run, const FtraceOptions& options) {
+  return parse_lines(in, file, sink, run, options, false);
 }
 
 FtraceStats parse_trace_file(const std::string& path, EventSink& sink, const RunRecord& run,
@@ -648,7 +657,7 @@ FtraceStats parse_trace_file(const std::string& path, EventSink& sink, const Run
   if (is_trace_dat(path)) {
     bytes = {};
     std::istringstream text(trace_dat_text(path));
-    FtraceStats stats = parse_ftrace(text, path, sink, run, options);
+    FtraceStats stats = parse_lines(text, path, sink, run, options, true);
     stats.format = "trace.dat";
     return stats;
   }

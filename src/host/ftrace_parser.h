@@ -54,7 +54,9 @@ struct FtraceOptions {
 FtraceStats parse_ftrace(std::istream& in, const std::string& file, EventSink& sink,
                          const RunRecord& run = {}, const FtraceOptions& options = {});
 
-// A trace file by its content: trace.dat (libtracecmd), systrace HTML or ftrace text.
+// A trace file by its content: trace.dat (libtracecmd), systrace HTML or ftrace text. A
+// trace.dat's per-CPU buffers are merged by time; records of one nanosecond on several
+// CPUs are put in an order the tasks' states allow (order_cpu_ties in ftrace_record.h).
 FtraceStats parse_trace_file(const std::string& path, EventSink& sink, const RunRecord& run = {},
                              const FtraceOptions& options = {});
 

@@ -54,6 +54,11 @@ struct FtraceSpan {
   Time start_ns = -1, end_ns = -1;
 };
 
+// Records sorted by time from a file whose CPUs were merged by time alone (trace.dat):
+// each run of one timestamp on several CPUs in an order the tasks' states allow
+// (ftrace_ties.cpp).
+void order_cpu_ties(std::vector<FtraceRecord>& records);
+
 // Replays records sorted by time into `sink`; fills stats.cpus, inferred_switches, notes.
 void replay_ftrace(const std::vector<FtraceRecord>& records, const RunRecord& run, int header_cpus,
                    const FtraceSpan& span, const FtraceOptions& options, EventSink& sink,

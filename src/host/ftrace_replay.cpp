@@ -85,6 +85,7 @@ class Replay {
       t.name = ours                          ? named->second.name
                : pids_per_comm[row.comm] > 1 ? fmt::format("{}:{}", row.comm, row.pid)
                                              : row.comm;
+      t.comm = row.comm;
       t.parent = row.parent;
       t.policy = row.prio < 0     ? SchedPolicy::kDeadline
                  : row.prio < 100 ? SchedPolicy::kFifo

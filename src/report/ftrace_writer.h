@@ -13,42 +13,26 @@
 // `# schedlab: end S` give the run's span. Perfetto and `analyze` read the file.
 #pragma once
 
-#include <map>
 #include <ostream>
-#include <string>
-#include <vector>
 
 #include "events/event.h"
-#include "events/kernel_ids.h"
+#include "report/kernel_records.h"
 
 namespace schedlab {
 
 class FtraceTextWriter final : public EventSink {
  public:
-  explicit FtraceTextWriter(std::ostream& out) : out_(out) {}
+  explicit FtraceTextWriter(std::ostream& out);
   void begin(const RunInfo& info) override;
-  void task_created(const TaskInfo& t) override;
-  void event(const SchedEvent& e) override;
+  void task_created(const TaskInfo& t) override { recorder_.task_created(t); }
+  void event(const SchedEvent& e) override { recorder_.event(e); }
   void end(Time t) override;
 
  private:
-  struct Thread {
-    std::string comm;
-    int64_t pid = 0, tgid = 0;
-    int prio = 120;
-  };
-  // One line on `cpu`, in the name of the task running there.
-  void line(CpuId cpu, const char* flags, Time at, const char* event, const std::string& fields);
-  std::string who(TaskId id, CpuId cpu) const;  // comm=... pid=... prio=...
-  CpuId cpu_running(TaskId id) const;
+  void line(const KernelRecord& r);
 
   std::ostream& out_;
-  RunInfo info_;
-  Time origin_ = kSimClockBaseNs;
-  KernelIds ids_;
-  std::vector<Thread> threads_;
-  std::vector<TaskId> curr_;                                    // [cpu]
-  std::map<std::pair<int64_t, int32_t>, int64_t> mark_totals_;  // (tgid, mark) -> count
+  KernelRecorder recorder_;
 };
 
 }  // namespace schedlab

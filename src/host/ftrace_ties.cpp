@@ -1,0 +1,162 @@
+// Records of one timestamp on several CPUs, put in an order the tasks' states allow.
+// A trace.dat keeps one ring buffer per CPU, and a reader merges them by time alone
+// (libtracecmd, like the kernel's own `trace` file, takes the lowest CPU first at a
+// tie), so the order of two records of the same nanosecond on two CPUs is lost: a
+// simulated run has many (a wake-up on CPU 1 and the switch to that task on an idle
+// CPU 0 in the same nanosecond), and taken CPU by CPU they read as a task switched in
+// before it was woken. Within such a group each CPU's records keep their order, and the
+// next record is the head of the lowest CPU whose head the states allow: a switch to a
+// task that is not asleep (nor new, with its fork or wake-up still to come) and not
+// running elsewhere, a wake-up of a task that is asleep or that other CPUs record
+// nothing more of in this group. When no head is allowed (a trace
+// that lost events), the lowest CPU's head comes next, as the merge had it.
+#include <map>
+#include <set>
+
+#include "host/ftrace_record.h"
+
+namespace schedlab {
+
+namespace {
+
+using Kind = FtraceKind;
+
+class TaskStates {
+ public:
+  void apply(const FtraceRecord& r) {
+    if (r.a.pid > 0) seen_.insert(r.a.pid);
+    if (r.b.pid > 0) seen_.insert(r.b.pid);
+    switch (r.kind) {
+      case Kind::kSwitch:
+        if (r.a.pid > 0) {
+          running_.erase(r.a.pid);
+          if (r.prev_state != PrevState::kPreempted) asleep_.insert(r.a.pid);
+        }
+        if (r.b.pid > 0) {
+          running_[r.b.pid] = r.cpu;
+          asleep_.erase(r.b.pid);
+        }
+        break;
+      case Kind::kWakeup:
+      case Kind::kWakeupNew:
+        asleep_.erase(r.a.pid);
+        break;
+      case Kind::kFork:  // runnable at its sched_wakeup_new
+        asleep_.insert(r.b.pid);
+        break;
+      default:
+        break;
+    }
+  }
+  bool asleep(int64_t pid) const { return asleep_.count(pid) > 0; }
+  bool seen(int64_t pid) const { return seen_.count(pid) > 0; }
+  CpuId running_on(int64_t pid) const {
+    const auto it = running_.find(pid);
+    return it == running_.end() ? kNoCpu : it->second;
+  }
+
+ private:
+  std::map<int64_t, CpuId> running_;
+  std::set<int64_t> asleep_, seen_;
+};
+
+// One CPU's records of the group, in their order: indexes into the group.
+struct CpuQueue {
+  CpuId cpu = 0;
+  std::vector<size_t> items;
+  size_t next = 0;
+  bool empty() const { return next == items.size(); }
+};
+
+// A record of `pid` still to come in the group on another CPU than `cpu`.
+bool pending_elsewhere(const std::vector<FtraceRecord>& group, const std::vector<CpuQueue>& queues,
+                       CpuId cpu, int64_t pid) {
+  for (const CpuQueue& q : queues) {
+    if (q.cpu == cpu) continue;
+    for (size_t k = q.next; k < q.items.size(); ++k) {
+      const FtraceRecord& r = group[q.items[k]];
+      if (r.kind != Kind::kOwn && r.kind != Kind::kLost && (r.a.pid == pid || r.b.pid == pid))
+        return true;
+    }
+  }
+  return false;
+}
+
+// A fork, wake-up or new task's wake-up of `pid` still to come in the group.
+bool wakes(const std::vector<FtraceRecord>& group, const std::vector<CpuQueue>& queues,
+           int64_t pid) {
+  for (const CpuQueue& q : queues)
+    for (size_t k = q.next; k < q.items.size(); ++k) {
+      const FtraceRecord& r = group[q.items[k]];
+      if ((r.kind == Kind::kFork && r.b.pid == pid) ||
+          ((r.kind == Kind::kWakeup || r.kind == Kind::kWakeupNew) && r.a.pid == pid))
+        return true;
+    }
+  return false;
+}
+
+bool allowed(const FtraceRecord& r, const TaskStates& st, const std::vector<FtraceRecord>& group,
+             const std::vector<CpuQueue>& queues) {
+  if (r.kind == Kind::kSwitch) {
+    const int64_t next = r.b.pid;
+    if (next <= 0) return true;
+    const CpuId on = st.running_on(next);
+    // a task not seen before runs after its fork or wake-up in the group, if it has one
+    const bool waiting = st.asleep(next) || (!st.seen(next) && wakes(group, queues, next));
+    return !waiting && (on == kNoCpu || on == r.cpu);
+  }
+  // a task that is not asleep is woken once what other CPUs still record of it is done
+  // (its switch-out as it blocks, or its birth)
+  if (r.kind == Kind::kWakeup)
+    return st.asleep(r.a.pid) || !pending_elsewhere(group, queues, r.cpu, r.a.pid);
+  return true;
+}
+
+void order_group(std::vector<FtraceRecord>& recs, size_t from, size_t to, TaskStates& st) {
+  std::vector<FtraceRecord> group(std::make_move_iterator(recs.begin() + static_cast<long>(from)),
+                                  std::make_move_iterator(recs.begin() + static_cast<long>(to)));
+  std::map<CpuId, CpuQueue> by_cpu;
+  for (size_t k = 0; k < group.size(); ++k) {
+    CpuQueue& q = by_cpu[group[k].cpu];
+    q.cpu = group[k].cpu;
+    q.items.push_back(k);
+  }
+  std::vector<CpuQueue> queues;
+  for (auto& [cpu, q] : by_cpu) queues.push_back(std::move(q));
+  for (size_t out = from; out < to; ++out) {
+    CpuQueue* pick = nullptr;
+    for (CpuQueue& q : queues)
+      if (!q.empty() && allowed(group[q.items[q.next]], st, group, queues)) {
+        pick = &q;
+        break;
+      }
+    if (!pick)
+      for (CpuQueue& q : queues)
+        if (!q.empty()) {
+          pick = &q;
+          break;
+        }
+    FtraceRecord& r = group[pick->items[pick->next++]];
+    st.apply(r);
+    recs[out] = std::move(r);
+  }
+}
+
+}  // namespace
+
+void order_cpu_ties(std::vector<FtraceRecord>& recs) {
+  TaskStates st;
+  for (size_t i = 0; i < recs.size();) {
+    size_t j = i + 1;
+    bool cpus = false;
+    while (j < recs.size() && recs[j].time == recs[i].time) cpus |= recs[j++].cpu != recs[i].cpu;
+    if (cpus) {
+      order_group(recs, i, j, st);
+    } else {
+      for (size_t k = i; k < j; ++k) st.apply(recs[k]);
+    }
+    i = j;
+  }
+}
+
+}  // namespace schedlab

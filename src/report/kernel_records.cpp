@@ -1,0 +1,183 @@
+#include "report/kernel_records.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace schedlab {
+
+namespace {
+
+// A mark's name as one token: Perfetto splits the fields of ftrace text at blanks.
+std::string token_of(const std::string& name) {
+  std::string out = name.empty() ? std::string("task") : name;
+  std::replace(out.begin(), out.end(), ' ', '_');
+  return out;
+}
+
+// The kernel's name of a task: a recording's own comm (not its "comm:pid"), else its name.
+std::string comm_of(const TaskInfo& t) {
+  if (!t.comm.empty()) return t.comm;
+  return t.name.empty() ? std::string("task") : t.name;
+}
+
+int prio_of(const TaskInfo& t) {
+  if (t.policy == SchedPolicy::kDeadline) return -1;
+  if (is_rt(t.policy)) return 99 - t.rt_priority;
+  return 120 + t.nice;
+}
+
+}  // namespace
+
+void KernelRecorder::begin(const RunInfo& info) {
+  info_ = info;
+  origin_ = info.origin_ns > 0 ? info.origin_ns : kSimClockBaseNs;
+  curr_.assign(static_cast<size_t>(info.cpus), kNoTask);
+  start_unshown_.assign(static_cast<size_t>(info.cpus), false);
+}
+
+void KernelRecorder::task_created(const TaskInfo& t) {
+  if (static_cast<size_t>(t.id) >= threads_.size()) threads_.resize(t.id + 1);
+  KernelTask& th = threads_[t.id];
+  th.comm = comm_of(t);
+  const KernelIds::Ids& ids = ids_.add(t);
+  th.pid = ids.pid;
+  th.tgid = ids.tgid;
+  th.prio = prio_of(t);
+  ++live_threads_[th.tgid];
+}
+
+KernelTask KernelRecorder::idle(CpuId cpu) const {
+  KernelTask t;
+  t.comm = fmt::format("swapper/{}", cpu);
+  return t;
+}
+
+CpuId KernelRecorder::cpu_running(TaskId id) const {
+  for (size_t c = 0; c < curr_.size(); ++c)
+    if (id != kNoTask && curr_[c] == id) return static_cast<CpuId>(c);
+  return kNoCpu;
+}
+
+void KernelRecorder::record(KernelRecord& r, CpuId cpu, Time at) {
+  if (cpu < 0 || cpu >= static_cast<CpuId>(curr_.size())) cpu = 0;
+  r.cpu = cpu;
+  r.clock_ns = origin_ + at;
+  const TaskId running = curr_.empty() ? kNoTask : curr_[cpu];
+  r.running = running == kNoTask ? nullptr : &threads_[running];
+  if (r.event != KernelEvent::kMark) start_unshown_[cpu] = false;  // a reader skips markers
+  emit_(r);
+}
+
+// A task that ran on a CPU from the start and is still there with no record on that CPU
+// (its wake-ups of others are recorded on their targets) would be lost to a reader, who
+// learns what a CPU ran from the task its records name: one record in its name, the
+// sched_waking and sched_wakeup the kernel traces when a task wakes itself
+// (try_to_wake_up's p == current path), which changes no task's state.
+void KernelRecorder::end(Time t) {
+  for (size_t c = 0; c < curr_.size(); ++c) {
+    if (!start_unshown_[c] || curr_[c] == kNoTask) continue;
+    const auto cpu = static_cast<CpuId>(c);
+    KernelRecord r;
+    r.preempt_count = 1;
+    r.a = threads_[curr_[c]];
+    r.target_cpu = cpu;
+    r.event = KernelEvent::kWaking;
+    record(r, cpu, t);
+    r.event = KernelEvent::kWakeup;
+    record(r, cpu, t);
+  }
+}
+
+void KernelRecorder::marker(CpuId cpu, Time at, std::string text) {
+  KernelRecord r;
+  r.event = KernelEvent::kMark;
+  r.text = std::move(text);
+  record(r, cpu, at);
+}
+
+void KernelRecorder::event(const SchedEvent& e) {
+  KernelRecord r;
+  switch (e.type) {
+    case EventType::kSwitch: {
+      if (e.cpu < 0 || e.cpu >= static_cast<CpuId>(curr_.size())) break;
+      if (e.arg == kStartState) {  // not a record: the CPU's next records are in its name
+        curr_[e.cpu] = e.other;
+        start_unshown_[e.cpu] = e.other != kNoTask;
+        break;
+      }
+      r.event = KernelEvent::kSwitch;
+      r.irqs_off = true;
+      r.preempt_count = 2;
+      r.a = e.task == kNoTask ? idle(e.cpu) : threads_[e.task];
+      r.b = e.other == kNoTask ? idle(e.cpu) : threads_[e.other];
+      const auto state = static_cast<PrevState>(e.detail);
+      r.prev_state = e.task == kNoTask                ? kStateRunning
+                     : state == PrevState::kPreempted ? kStatePreempted
+                     : state == PrevState::kExited    ? kStateDead
+                                                      : kStateSleeping;
+      record(r, e.cpu, e.time);
+      curr_[e.cpu] = e.other;
+      break;
+    }
+    case EventType::kWakeup:
+    case EventType::kWakeupNew: {
+      // Recorded by the waker where it runs; a timer's wake-up on the target CPU, in
+      // hard-interrupt context (as hrtimer_wakeup runs), so that a reader takes no task
+      // for its waker.
+      const CpuId waker_cpu = cpu_running(e.other);
+      r.irqs_off = true;
+      r.hardirq = e.type == EventType::kWakeup && waker_cpu == kNoCpu;
+      r.preempt_count = 3;
+      r.a = threads_[e.task];
+      r.target_cpu = e.cpu;
+      const CpuId at = waker_cpu != kNoCpu ? waker_cpu : e.cpu;
+      if (e.type == EventType::kWakeup) {
+        r.event = KernelEvent::kWaking;
+        record(r, at, e.time);
+        r.event = KernelEvent::kWakeup;
+      } else {
+        r.event = KernelEvent::kWakeupNew;
+      }
+      record(r, at, e.time);
+      break;
+    }
+    case EventType::kMigrate:
+      r.event = KernelEvent::kMigrate;
+      r.irqs_off = true;
+      r.preempt_count = 2;
+      r.a = threads_[e.task];
+      r.orig_cpu = e.cpu;
+      r.target_cpu = e.arg;
+      record(r, e.arg, e.time);
+      break;
+    case EventType::kFork:
+      r.event = KernelEvent::kFork;
+      r.a = threads_[e.task];
+      r.b = threads_[e.other];
+      record(r, e.cpu, e.time);
+      break;
+    case EventType::kExit: {
+      r.event = KernelEvent::kExit;
+      r.a = threads_[e.task];
+      r.group_dead = --live_threads_[r.a.tgid] <= 0;
+      record(r, e.cpu, e.time);
+      break;
+    }
+    case EventType::kMark: {
+      if (e.task == kNoTask || e.arg < 0 || static_cast<size_t>(e.arg) >= info_.mark_names.size())
+        break;
+      const KernelTask& th = threads_[e.task];
+      int64_t& total = mark_totals_[{th.tgid, e.arg}];
+      total += e.value;
+      r.event = KernelEvent::kMark;
+      r.text = fmt::format("C|{}|{}|{}", th.tgid, token_of(info_.mark_names[e.arg]), total);
+      record(r, e.cpu, e.time);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+}  // namespace schedlab

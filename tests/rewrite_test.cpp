@@ -1,0 +1,173 @@
+// A recording written again (`analyze TRACE --ftrace OUT --trace-dat OUT`): analyze of
+// either file gives analyze of the recording, task by task (pid), for every trace under
+// tests/data that analyze reads; the tasks running on each CPU when the recording began
+// are in the files as the kernel has them, in the name of that CPU's records.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/analyzer.h"
+#include "cli_harness.h"
+#include "host/ftrace_parser.h"
+#include "host/trace_dat.h"
+#include "temp_dir.h"
+
+namespace schedlab {
+namespace {
+
+using test::cli;
+using test::TempDir;
+
+const std::string kData = std::string(SCHEDLAB_SOURCE_DIR) + "/tests/data/";
+
+Metrics analyze_file(const std::string& path) {
+  Analyzer analyzer;
+  parse_trace_file(path, analyzer);
+  return analyzer.metrics();
+}
+
+// Every trace of tests/data: the recording in each layout, the two-hogs recording and
+// the replay recordings.
+std::vector<std::string> recorded_traces() {
+  std::vector<std::string> out;
+  for (const std::string dir : {"", "formats/", "replay/"})
+    for (const auto& e : std::filesystem::directory_iterator(kData + dir)) {
+      const std::string ext = e.path().extension().string();
+      if (ext == ".txt" || ext == ".html" || ext == ".dat") out.push_back(e.path().string());
+    }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A name as the ftrace text writes a comm: blanks as underscores (one token).
+std::string one_token(std::string name) {
+  std::replace(name.begin(), name.end(), ' ', '_');
+  return name;
+}
+
+// The figures of analyze, per pid (the tasks may be numbered in another order) and per
+// CPU, and the names (`text`: the ftrace text's, blanks as underscores; a trace.dat
+// holds the comm itself). The recording's lost and inferred switches are written as the
+// switches they were, so only their sum is compared.
+void expect_same_by_pid(const Metrics& a, const Metrics& b, const std::string& what, bool text) {
+  EXPECT_EQ(a.context_switches, b.context_switches) << what;
+  EXPECT_EQ(a.migrations, b.migrations) << what;
+  EXPECT_EQ(a.duration_ns, b.duration_ns) << what;
+  ASSERT_EQ(a.per_cpu.size(), b.per_cpu.size()) << what;
+  for (size_t c = 0; c < a.per_cpu.size(); ++c) {
+    EXPECT_EQ(a.per_cpu[c].busy_ns, b.per_cpu[c].busy_ns) << what << " cpu " << c;
+    EXPECT_EQ(a.per_cpu[c].idle_ns, b.per_cpu[c].idle_ns) << what << " cpu " << c;
+  }
+  ASSERT_EQ(a.tasks.size(), b.tasks.size()) << what;
+  std::map<int64_t, const TaskMetrics*> by_pid;
+  for (const TaskMetrics& y : b.tasks) by_pid[y.pid] = &y;
+  for (const TaskMetrics& x : a.tasks) {
+    const std::string who = what + " " + x.name;
+    ASSERT_TRUE(by_pid.count(x.pid)) << who;
+    const TaskMetrics& y = *by_pid[x.pid];
+    if (text)
+      EXPECT_EQ(one_token(x.name), y.name) << who;
+    else
+      EXPECT_EQ(x.name, y.name) << who;
+    EXPECT_EQ(x.cpu_time_ns, y.cpu_time_ns) << who;
+    EXPECT_EQ(x.wait_time_ns, y.wait_time_ns) << who;
+    EXPECT_EQ(x.sleep_time_ns, y.sleep_time_ns) << who;
+    EXPECT_EQ(x.switches_voluntary, y.switches_voluntary) << who;
+    EXPECT_EQ(x.switches_involuntary, y.switches_involuntary) << who;
+    EXPECT_EQ(x.migrations, y.migrations) << who;
+    EXPECT_EQ(x.cpu_residency_ns, y.cpu_residency_ns) << who;
+    EXPECT_EQ(x.wakeup_latency.count(), y.wakeup_latency.count()) << who;
+    for (double p : {0.5, 0.9, 0.99, 1.0})
+      EXPECT_EQ(x.wakeup_latency.percentile(p), y.wakeup_latency.percentile(p)) << who << " " << p;
+  }
+}
+
+struct Rewritten {
+  std::string text, dat;
+};
+
+Rewritten rewrite(const std::string& trace, const TempDir& dir) {
+  const std::string stem = std::filesystem::path(trace).filename().string();
+  Rewritten w{dir.file(stem + ".ftrace.txt"), dir.file(stem + ".dat")};
+  const auto r = cli({"analyze", trace, "--ftrace", w.text, "--trace-dat", w.dat});
+  EXPECT_EQ(r.code, 0) << trace << ": " << r.err;
+  return w;
+}
+
+TEST(TraceRewrite, EveryRecordingReadsBackTheSameTaskByTask) {
+  const TempDir dir;
+  size_t traces = 0;
+  for (const std::string& trace : recorded_traces()) {
+    const Metrics original = analyze_file(trace);
+    const Rewritten w = rewrite(trace, dir);
+    expect_same_by_pid(original, analyze_file(w.text), trace + " --ftrace", true);
+    expect_same_by_pid(original, analyze_file(w.dat), trace + " --trace-dat", false);
+    ++traces;
+  }
+  EXPECT_GE(traces, 14u);  // two-loops in 8 layouts, two-hogs, 5 replay recordings
+}
+
+// CPU 0 ran `hog` from the start, and the only records on CPU 0 are its wake-ups of `a`,
+// which a re-written file records on a's CPU: hog's 1.01 ms are then kept by one record
+// in its name on CPU 0 at the end (a wake-up of itself).
+TEST(TraceRewrite, AStartTaskWithNoRecordOfItsOwnKeepsItsTime) {
+  const TempDir dir;
+  const std::string trace =
+      dir.write("hog.txt",
+                "#P:2\n"
+                "hog-20 [000] d..3. 1.000000: sched_wakeup: comm=a pid=10 prio=120 target_cpu=001\n"
+                "<idle>-0 [001] d..2. 1.000010: sched_switch: prev_comm=swapper/1 prev_pid=0 "
+                "prev_prio=120 prev_state=R ==> next_comm=a next_pid=10 next_prio=120\n"
+                "a-10 [001] d..2. 1.000500: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 "
+                "prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n"
+                "hog-20 [000] d..3. 1.001000: sched_wakeup: comm=a pid=10 prio=120 target_cpu=001\n"
+                "<idle>-0 [001] d..2. 1.001010: sched_switch: prev_comm=swapper/1 prev_pid=0 "
+                "prev_prio=120 prev_state=R ==> next_comm=a next_pid=10 next_prio=120\n");
+  const Metrics original = analyze_file(trace);
+  ASSERT_EQ(original.tasks.size(), 2u);
+  EXPECT_EQ(original.tasks[0].name, "hog");
+  EXPECT_EQ(original.tasks[0].cpu_time_ns, 1010000);
+  const Rewritten w = rewrite(trace, dir);
+  expect_same_by_pid(original, analyze_file(w.text), "--ftrace", true);
+  expect_same_by_pid(original, analyze_file(w.dat), "--trace-dat", false);
+  EXPECT_NE(test::read_all(w.text).find("hog-20      (     20) [000] ...1     1.001010000: "
+                                        "sched_wakeup: comm=hog pid=20 prio=120 target_cpu=000"),
+            std::string::npos)
+      << test::read_all(w.text);
+}
+
+// Two pids share the comm `worker`: analyze names them worker:10 and worker:11, and the
+// files written hold the comm itself (the kernel's), read back under the same names.
+TEST(TraceRewrite, ASharedCommIsWrittenWithoutThePid) {
+  const TempDir dir;
+  const std::string trace =
+      dir.write("workers.txt",
+                "#P:1\n"
+                "<idle>-0 [000] d..2. 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 "
+                "prev_prio=120 prev_state=R ==> next_comm=worker next_pid=10 next_prio=120\n"
+                "worker-10 [000] d..2. 1.000100: sched_switch: prev_comm=worker prev_pid=10 "
+                "prev_prio=120 prev_state=R+ ==> next_comm=worker next_pid=11 next_prio=120\n"
+                "worker-11 [000] d..2. 1.000300: sched_switch: prev_comm=worker prev_pid=11 "
+                "prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n");
+  const Metrics original = analyze_file(trace);
+  ASSERT_EQ(original.tasks.size(), 2u);
+  EXPECT_EQ(original.tasks[0].name, "worker:10");
+  EXPECT_EQ(original.tasks[1].name, "worker:11");
+  const Rewritten w = rewrite(trace, dir);
+  const std::string text = test::read_all(w.text), dat = trace_dat_text(w.dat);
+  for (const auto& [what, t] : {std::pair{"--ftrace", text}, std::pair{"--trace-dat", dat}}) {
+    EXPECT_NE(t.find("prev_comm=worker prev_pid=10 "), std::string::npos) << what << t;
+    EXPECT_NE(t.find("next_comm=worker next_pid=11 "), std::string::npos) << what << t;
+    EXPECT_NE(t.find("worker-11 "), std::string::npos) << what << t;
+    EXPECT_EQ(t.find("worker:"), std::string::npos) << what << t;
+  }
+  expect_same_by_pid(original, analyze_file(w.text), "--ftrace", true);
+  expect_same_by_pid(original, analyze_file(w.dat), "--trace-dat", false);
+}
+
+}  // namespace
+}  // namespace schedlab
