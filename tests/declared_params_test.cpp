@@ -1,21 +1,19 @@
 // Parameters declared once: the typed field, its default, text and JSON parsing with
 // limits, and the listing all come from one X-macro line.
-#include "params/declared.h"
-
 #include <gtest/gtest.h>
 
+#include "params/declared.h"
 #include "util/error.h"
 
 namespace schedlab {
 namespace {
 
-#define TOY_PARAMS(X)                                                                     \
-  X(int64_t, slice_ns, 4'000'000, params::at_least(0), "toy 1.0", "the slice")          \
+#define TOY_PARAMS(X)                                                                      \
+  X(int64_t, slice_ns, 4'000'000, params::at_least(0), "toy 1.0", "the slice")             \
   X(bool, START_DEBIT, true, params::any(), "toy 1.0", "a new task starts one slice late") \
-  X(int, threads, 0, params::range(1, 128).or_word("auto", 0), "toy 1.1", "0: auto")     \
-  X(double, jitter, 0.1, params::range(0, 0.99), "toy 1.1", "cost jitter")                \
-  X(std::string, preset, "medium", params::one_of({"ultrafast", "medium"}), "toy 1.2",    \
-    "the preset")
+  X(int, threads, 0, params::range(1, 128).or_word("auto", 0), "toy 1.1", "0: auto")       \
+  X(double, jitter, 0.1, params::range(0, 0.99), "toy 1.1", "cost jitter")                 \
+  X(std::string, preset, "medium", params::one_of({"ultrafast", "medium"}), "toy 1.2", "the preset")
 SCHEDLAB_DECLARE_PARAMS(ToyParams, TOY_PARAMS)
 
 const params::Target kAt{"f.json", "", "policy 'toy'"};
@@ -88,11 +86,14 @@ TEST(DeclaredParams, JsonObjectsSetInFileOrder) {
   EXPECT_DOUBLE_EQ(p.jitter, 0.5);
   EXPECT_EQ(p.preset, "ultrafast");
   const JValue bad = parse_json(R"({"jitter": 2})", "w.json");
-  EXPECT_EQ(error_of([&] { t.set_object(p, bad, {"w.json", "workload", "generator 'toy'"}); }),
+  EXPECT_EQ(error_of([&] {
+              t.set_object(p, bad, {"w.json", "workload", "generator 'toy'"});
+            }),
             "w.json: workload.jitter: 2 is outside 0..0.99");
   const JValue unknown = parse_json(R"({"thraeds": 2})", "w.json");
-  EXPECT_NE(error_of([&] { t.set_object(p, unknown, {"w.json", "workload", "generator 'toy'"}); })
-                .find("w.json: workload.thraeds: unknown parameter for generator 'toy'"),
+  EXPECT_NE(error_of([&] {
+              t.set_object(p, unknown, {"w.json", "workload", "generator 'toy'"});
+            }).find("w.json: workload.thraeds: unknown parameter for generator 'toy'"),
             std::string::npos);
 }
 
@@ -120,7 +121,8 @@ TEST(DeclaredParams, CpuListsAreAbsentUntilGivenAndCheckedAgainstTheMachineLater
   EXPECT_EQ(p.cpus, (std::vector<int>{3, 1}));
   EXPECT_EQ(object_error(R"({"cpus": [0, "a"]})"),
             "w.json: workload.cpus[1]: expected an integer, found a string");
-  EXPECT_EQ(object_error(R"({"cpus": [256]})"), "w.json: workload.cpus[0]: 256 is outside 0..255");
+  EXPECT_EQ(object_error(R"({"cpus": [4096]})"),
+            "w.json: workload.cpus[0]: 4096 is outside 0..4095");
   EXPECT_EQ(object_error(R"({"cpus": 1})"),
             "w.json: workload.cpus: expected an array of integers, found an integer");
   // CPU 3 is a CPU number, but a 2-CPU machine does not have it.

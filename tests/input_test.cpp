@@ -115,7 +115,7 @@ INSTANTIATE_TEST_SUITE_P(
                 R"({"machine": {"cpus": 2, "hertz": 1}, "tasks": {"t": {"run": 1}}})",
                 "machine.hertz: unknown key"},
         BadCase{"machine_cpus", R"({"machine": {"cpus": 0}, "tasks": {"t": {"run": 1}}})",
-                "machine.cpus: 0 is outside 1..256"},
+                "machine.cpus: 0 is outside 1..4096"},
         BadCase{
             "topology_twice",
             R"({"machine": {"cpus": 2, "topology": {"llc": [[0, 1], [1]]}}, "tasks": {"t": {"run": 1}}})",

@@ -134,7 +134,7 @@ TEST(HostileInput, NumbersAreReadStrictly) {
                      "--seed: '99999999999999999999' is not a decimal integer in "
                      "0..9223372036854775807");
   expect_input_error(cli({"run", f, "--cpus", "0x10"}),
-                     "--cpus: '0x10' is not a decimal integer in 1..256");
+                     "--cpus: '0x10' is not a decimal integer in 1..4096");
   const CliResult octal = cli({"run", f, "--seed", "010", "--json"});  // decimal, not 8
   ASSERT_EQ(octal.code, 0) << octal.err;
   EXPECT_EQ(nlohmann::json::parse(octal.out)["seed"], 10);

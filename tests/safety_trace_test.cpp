@@ -41,33 +41,33 @@ std::string with_cpu(const std::string& cpu) {
 }
 
 TEST(HostileTrace, ANegativeCpuIsAnErrorWithTheLine) {
-  EXPECT_EQ(error_of(with_cpu("-5")), "t.txt: line 2: CPU -5 is outside 0..255");
+  EXPECT_EQ(error_of(with_cpu("-5")), "t.txt: line 2: CPU -5 is outside 0..4095");
 }
 
 TEST(HostileTrace, ACpuBeyondTheTablesIsAnError) {
-  EXPECT_EQ(error_of(with_cpu("255")), "");
-  EXPECT_EQ(error_of(with_cpu("256")), "t.txt: line 2: CPU 256 is outside 0..255");
-  EXPECT_EQ(error_of(with_cpu("4000000000")), "t.txt: line 2: CPU 4000000000 is outside 0..255");
+  EXPECT_EQ(error_of(with_cpu("4095")), "");
+  EXPECT_EQ(error_of(with_cpu("4096")), "t.txt: line 2: CPU 4096 is outside 0..4095");
+  EXPECT_EQ(error_of(with_cpu("4000000000")), "t.txt: line 2: CPU 4000000000 is outside 0..4095");
 }
 
 TEST(HostileTrace, TheHeaderCpuCountIsRangeChecked) {
-  EXPECT_EQ(error_of(std::string("# entries: 1/1   #P:256\n") + kSwitch), "");
-  EXPECT_EQ(error_of(std::string("# entries: 1/1   #P:257\n") + kSwitch),
-            "t.txt: line 1: #P:257 is outside 1..256");
+  EXPECT_EQ(error_of(std::string("# entries: 1/1   #P:4096\n") + kSwitch), "");
+  EXPECT_EQ(error_of(std::string("# entries: 1/1   #P:4097\n") + kSwitch),
+            "t.txt: line 1: #P:4097 is outside 1..4096");
   EXPECT_EQ(error_of(std::string("#\n#P:2000000000\n") + kSwitch),
-            "t.txt: line 2: #P:2000000000 is outside 1..256");
-  EXPECT_EQ(error_of(std::string("#P:0\n") + kSwitch), "t.txt: line 1: #P:0 is outside 1..256");
+            "t.txt: line 2: #P:2000000000 is outside 1..4096");
+  EXPECT_EQ(error_of(std::string("#P:0\n") + kSwitch), "t.txt: line 1: #P:0 is outside 1..4096");
 }
 
 // trace-cmd report's first line, and report -l's CPU digits glued to the flags.
 TEST(HostileTrace, TraceCmdsCpuColumnsAreRangeCheckedToo) {
   EXPECT_EQ(error_of(std::string("cpus=2\n") + kSwitch), "");
-  EXPECT_EQ(error_of(std::string("cpus=300\n") + kSwitch),
-            "t.txt: line 1: cpus=300 is outside 1..256");
+  EXPECT_EQ(error_of(std::string("cpus=5000\n") + kSwitch),
+            "t.txt: line 1: cpus=5000 is outside 1..4096");
   const std::string latency =
-      "a-101     300d..2. 1.000100: sched_switch: prev_comm=a prev_pid=101 prev_prio=120 "
+      "a-101    5000d..2. 1.000100: sched_switch: prev_comm=a prev_pid=101 prev_prio=120 "
       "prev_state=S ==> next_comm=b next_pid=102 next_prio=120\n";
-  EXPECT_EQ(error_of(latency), "t.txt: line 1: CPU 300 is outside 0..255");
+  EXPECT_EQ(error_of(latency), "t.txt: line 1: CPU 5000 is outside 0..4095");
   const std::string raw_negative =
       "a-101 [000] d..2. -1000: sched_switch: prev_comm=a prev_pid=101 prev_prio=120 "
       "prev_state=S ==> next_comm=b next_pid=102 next_prio=120\n";

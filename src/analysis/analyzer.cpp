@@ -35,7 +35,6 @@ void Analyzer::task_created(const TaskInfo& t) {
   const KernelIds::Ids& ids = ids_.add(t);
   tm.pid = ids.pid;
   tm.tgid = ids.tgid;
-  tm.cpu_residency_ns.assign(static_cast<size_t>(info_.cpus), 0);
 }
 
 Time Analyzer::global_integral(Time now) const {
@@ -89,7 +88,7 @@ void Analyzer::set_state(TaskId id, State s, Time now) {
       break;
     case State::kRunning:
       tm.cpu_time_ns += elapsed;
-      if (tr.cpu != kNoCpu) tm.cpu_residency_ns[tr.cpu] += elapsed;
+      if (tr.cpu != kNoCpu) tm.cpu_residency.add(tr.cpu, elapsed);
       break;
     case State::kSleeping:
       tm.sleep_time_ns += elapsed;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/cpu_residency.h"
 #include "analysis/latency.h"
 #include "events/event.h"
 #include "events/kernel_ids.h"
@@ -40,7 +41,7 @@ struct TaskMetrics {
   // preemption) to running (builtin-sched.c, latency_runtime_event/latency_switch_event).
   uint64_t delays = 0;
   Time delay_total_ns = 0, delay_max_ns = 0, delay_max_start_ns = 0, delay_max_end_ns = 0;
-  std::vector<Time> cpu_residency_ns;  // [cpu]: CPU time run there
+  CpuResidency cpu_residency;  // CPU time run on each CPU
   std::vector<TimerActivation> activations;
   uint64_t missed_periods = 0;  // activations with a negative slack
 };

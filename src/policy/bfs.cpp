@@ -118,18 +118,16 @@ class Bfs final : public SchedClass {
     prio_ratios_[0] = 100;
     for (int i = 1; i < 40; ++i) prio_ratios_[i] = prio_ratios_[i - 1] * 11 / 10;
     const Machine& m = ctx.machine();
-    locality_.assign(static_cast<size_t>(n) * n, 0);
-    for (CpuId a = 0; a < n; ++a)
-      for (CpuId b = 0; b < n; ++b)
-        locality_[a * n + b] = !cache_distance_ || a == b || m.same_core(a, b) || m.same_llc(a, b)
-                                   ? 0  // 0.232 has no cache distance (cm-kernel @77ada37e)
-                               : m.same_package(a, b) ? 1
-                                                      : 3;
     cpu_curr_prio_.assign(n, kPrioLimit);
     cpu_curr_deadline_.assign(n, 0);
     worst_running_.reset(n);
-    flat_locality_ = !scan_pick_ &&
-                     std::all_of(locality_.begin(), locality_.end(), [](int l) { return l == 0; });
+    // Every pair shares a core or a cache exactly when all CPUs share one core or one
+    // cache (if two equivalence relations together relate every pair, one of them does).
+    const auto everywhere = [&](const std::vector<int>& id_of) {
+      return std::all_of(id_of.begin(), id_of.end(), [&](int id) { return id == id_of[0]; });
+    };
+    flat_locality_ =
+        !scan_pick_ && (!cache_distance_ || everywhere(m.core_of) || everywhere(m.llc_of));
     iso_period_ = 5 * ctx.machine().hz * n + 1;  // ISO_PERIOD
     cache_of_.assign(n, CpuMask{});
     core_of_.assign(n, CpuMask{});
@@ -169,7 +167,7 @@ class Bfs final : public SchedClass {
   // starts on its parent's), where the engine asks check_preempt -> try_preempt.
   CpuId select_cpu(Task& t, CpuId prev, const WakeInfo& how) override {
     CpuId cpu = how.kind == WakeKind::kFork && how.waker_cpu != kNoCpu ? how.waker_cpu : prev;
-    if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed._Find_first());
+    if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed.find_first());
     const CpuId idle = idle_cpu_for(t, cpu);
     return idle != kNoCpu ? idle : cpu;
   }
@@ -302,7 +300,14 @@ class Bfs final : public SchedClass {
   int64_t task_timeslice(const Task& t) const {
     return rr_interval_ms_ * prio_ratios_[user_prio(t)] / 100;
   }
-  int locality(CpuId a, CpuId b) const { return locality_[a * ctx_->cpus() + b]; }
+  // cache_distance(): 0 on one core or cache, 1 in one package, 3 across packages; read
+  // from the topology rather than stored for every pair of CPUs.
+  int locality(CpuId a, CpuId b) const {
+    const Machine& m = ctx_->machine();
+    if (!cache_distance_ || a == b || m.same_core(a, b) || m.same_llc(a, b))
+      return 0;  // 0.232 has no cache distance (cm-kernel @77ada37e)
+    return m.same_package(a, b) ? 1 : 3;
+  }
 
   // enqueue_task(): the list a task joins; an ISO task is NORMAL while refractory.
   int prio_of(const Task& t) const {
@@ -714,7 +719,6 @@ class Bfs final : public SchedClass {
   bool cache_distance_;
   int64_t rr_interval_ms_ = 6;
   std::array<int64_t, 40> prio_ratios_{};
-  std::vector<int> locality_;
   std::vector<Entity> se_;
   std::array<Level, kPrioLimit> levels_{};
   std::array<uint64_t, 2> bitmap_{};

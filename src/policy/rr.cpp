@@ -32,11 +32,11 @@ class RoundRobin final : public SchedClass {
     const CpuMask idle = t.allowed & ctx_->idle_cpus();
     if (prev != kNoCpu && idle.test(static_cast<size_t>(prev))) return prev;
     if (idle.any()) {  // the first idle allowed CPU after prev, wrapping around
-      const size_t after = idle._Find_next(prev == kNoCpu ? 0 : static_cast<size_t>(prev));
-      return static_cast<CpuId>(after < idle.size() ? after : idle._Find_first());
+      const size_t after = idle.find_next(prev == kNoCpu ? 0 : static_cast<size_t>(prev));
+      return static_cast<CpuId>(after < idle.size() ? after : idle.find_first());
     }
     if (prev != kNoCpu && t.allowed_on(prev)) return prev;
-    return static_cast<CpuId>(t.allowed._Find_first());
+    return static_cast<CpuId>(t.allowed.find_first());
   }
 
   void enqueue(CpuId, Task& t, const EnqueueFlags&) override { queue_.push_back(&t); }

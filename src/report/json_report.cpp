@@ -87,7 +87,7 @@ class ObjectWriter {
 
 // The tasks array at indent 2 (a member of the top-level object), as dump(2) writes it,
 // one task at a time (100,000 tasks are hundreds of MB of text).
-void write_tasks(std::ostream& os, const std::vector<TaskMetrics>& tasks) {
+void write_tasks(std::ostream& os, const std::vector<TaskMetrics>& tasks, int cpus) {
   if (tasks.empty()) {
     os << "[]";
     return;
@@ -125,7 +125,7 @@ void write_tasks(std::ostream& os, const std::vector<TaskMetrics>& tasks) {
     tj.number("deadline_misses", t.deadline_misses);
     tj.number("pid", t.pid);
     tj.number("tgid", t.tgid);
-    tj.numbers("cpu_residency_ns", t.cpu_residency_ns);
+    tj.numbers("cpu_residency_ns", t.cpu_residency.dense(cpus));
     ObjectWriter delay = tj.object("sched_delay_ns");
     delay.number("count", t.delays);
     delay.number("mean", t.delays ? t.delay_total_ns / static_cast<Time>(t.delays) : 0);
@@ -209,7 +209,7 @@ void write_metrics_json(std::ostream& os, const Metrics& m, const std::string& p
   const std::string placeholder = ordered_json(kTasksPlaceholder).dump();
   const size_t at = text.find(placeholder);
   os.write(text.data(), static_cast<std::streamsize>(at));
-  write_tasks(os, m.tasks);
+  write_tasks(os, m.tasks, m.cpus);
   os << std::string_view(text).substr(at + placeholder.size()) << '\n';
 }
 

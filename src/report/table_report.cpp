@@ -30,7 +30,7 @@ std::string residency_block(const Metrics& m) {
   out += "\n";
   for (const TaskMetrics& t : m.tasks) {
     out += fmt::format("{:<20}", t.name);
-    for (Time r : t.cpu_residency_ns) out += fmt::format(" {:>10.3f}", ms(r));
+    for (Time r : t.cpu_residency.dense(m.cpus)) out += fmt::format(" {:>10.3f}", ms(r));
     out += "\n";
   }
   return out;

@@ -225,7 +225,7 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
         options_.max_live_tasks, static_cast<double>(now_) / 1e9,
         parent ? fmt::format("task {} forks {}", parent->name, name)
                : fmt::format("task {} starts", name)));
-  const auto [allowed, s] = phase_attributes(spec, 0);
+  const auto& [allowed, s] = phase_attributes(spec, 0);
   Task& t = tasks_.emplace_back();
   Exec& x = execs_.emplace_back();
   t.id = static_cast<TaskId>(tasks_.size() - 1);
@@ -250,7 +250,7 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   SchedClass& cls = class_of(t);
   join_class(t, parent);
   CpuId origin = parent ? parent->cpu : 0;
-  if (!t.allowed_on(origin)) origin = static_cast<CpuId>(t.allowed._Find_first());
+  if (!t.allowed_on(origin)) origin = static_cast<CpuId>(t.allowed.find_first());
   t.cpu = origin;  // sched_fork: the child starts where the parent runs
   const WakeInfo how{WakeKind::kFork, origin, false, parent ? parent->id : kNoTask};
   const CpuId cpu = checked_cpu(t, cls.select_cpu(t, origin, how));

@@ -2,6 +2,10 @@
 // behind --check-invariants elsewhere. A broken rule stops the run with InvariantError.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "sim/engine.h"
 #include "util/error.h"
 
@@ -51,14 +55,18 @@ void Engine::check_all_accounted() const {
       violation(fmt::format("{} holds spinlock '{}' and is listed as spinning for it",
                             tasks_[lock.owner].name, workload_.spinlocks.names[l]));
   }
-  int busy = 0;
+  // The current tasks sorted, so that a task current on two CPUs sits next to itself
+  // (linear in the CPUs up to the sort, where comparing every pair was quadratic).
+  std::vector<std::pair<const Task*, CpuId>> current;
   for (CpuId c = 0; c < machine_ref_.cpus; ++c)
-    if (cpu_curr_[c]) ++busy;
-  for (CpuId c = 0; c < machine_ref_.cpus; ++c)
-    for (CpuId d = c + 1; d < machine_ref_.cpus; ++d)
-      if (cpu_curr_[c] && cpu_curr_[c] == cpu_curr_[d])
-        violation(fmt::format("{} runs on CPUs {} and {} at once", cpu_curr_[c]->name, c, d));
-  if (busy < running) violation("more tasks marked running than busy CPUs");
+    if (cpu_curr_[c]) current.emplace_back(cpu_curr_[c], c);
+  std::sort(current.begin(), current.end());
+  for (size_t i = 1; i < current.size(); ++i)
+    if (current[i].first == current[i - 1].first)
+      violation(fmt::format("{} runs on CPUs {} and {} at once", current[i].first->name,
+                            current[i - 1].second, current[i].second));
+  if (static_cast<int>(current.size()) < running)
+    violation("more tasks marked running than busy CPUs");
 }
 
 // CPU time is conserved to the nanosecond: task time + switch overhead + idle time

@@ -83,7 +83,7 @@ bool Engine::next_step(Task& t, Exec& x) {
 
 // rt-app applies a phase's affinity and policy at the start of each of its iterations.
 bool Engine::enter_phase(Task& t, Exec& x) {
-  const auto [mask, s] = phase_attributes(*x.spec, x.phase);
+  const auto& [mask, s] = phase_attributes(*x.spec, x.phase);
   if (mask == t.allowed && s.policy == t.policy && s.nice == t.nice &&
       s.rt_priority == t.rt_priority)
     return true;

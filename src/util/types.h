@@ -1,9 +1,10 @@
 // Basic vocabulary shared by every stage: time, identifiers, CPU masks.
 #pragma once
 
-#include <bitset>
 #include <cstdint>
 #include <string>
+
+#include "util/cpu_mask.h"
 
 namespace schedlab {
 
@@ -22,21 +23,28 @@ inline constexpr Time kNsPerMs = 1000 * 1000;
 inline constexpr Time kNsPerSec = 1000 * 1000 * 1000;
 // Longest duration any input may name (about 13 days): keeps work * 1024 within int64.
 inline constexpr Time kMaxDurationNs = Time{1} << 50;
-inline constexpr int kMaxCpus = 256;
-
-using CpuMask = std::bitset<kMaxCpus>;
+// CPUs of one machine (CpuMask holds any number; this bounds what an input may ask).
+inline constexpr int kMaxCpus = 4096;
 
 // Calls fn(cpu) for each CPU of the mask in increasing order (for_each_cpu()).
 template <typename Fn>
 void for_each_cpu(const CpuMask& mask, Fn&& fn) {
-  for (size_t i = mask._Find_first(); i < mask.size(); i = mask._Find_next(i))
-    fn(static_cast<CpuId>(i));
+  mask.for_each(fn);
+}
+
+// The lowest CPU in both masks, or in all three (cpumask_first_and, cpumask_first_and_and),
+// or kNoCpu; without building the intersection.
+inline CpuId first_and(const CpuMask& a, const CpuMask& b) {
+  const size_t c = a.first_common(b, b);
+  return c == CpuMask::kNone ? kNoCpu : static_cast<CpuId>(c);
+}
+inline CpuId first_and_and(const CpuMask& a, const CpuMask& b, const CpuMask& c) {
+  const size_t cpu = a.first_common(b, c);
+  return cpu == CpuMask::kNone ? kNoCpu : static_cast<CpuId>(cpu);
 }
 
 inline CpuMask all_cpus(int ncpus) {
-  CpuMask m;
-  for (int i = 0; i < ncpus; ++i) m.set(static_cast<size_t>(i));
-  return m;
+  return CpuMask::first_n(static_cast<size_t>(ncpus));
 }
 
 // The scheduling policies of sched_setscheduler(2), and SCHED_ISO of the -ck kernels

@@ -27,7 +27,7 @@ template <class Entity>
 CpuId select_cpu_2622(balance::Balancer& balancer, const PrioArrays<Entity>& q, const Task& t,
                       CpuId prev, const WakeInfo& how) {
   CpuId cpu = prev;
-  if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed._Find_first());
+  if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed.find_first());
   if (how.kind == WakeKind::kFork) {
     const CpuId parent = how.waker_cpu;
     return parent != kNoCpu && t.allowed_on(parent) ? parent : cpu;

@@ -6,6 +6,16 @@ namespace schedlab::balance {
 
 namespace {
 constexpr int64_t kLoadScale = 1024;  // SCHED_LOAD_SCALE
+
+// for_each_cpu_and(): the CPUs of `group` also in `also`, in increasing order, without
+// building the intersection (a mask past 256 CPUs lives on the heap: a temporary per
+// group was an allocation per group per balance on a 1,024-CPU machine).
+template <typename Fn>
+void for_each_cpu_and(const CpuMask& group, const CpuMask& also, Fn&& fn) {
+  for_each_cpu(group, [&](CpuId c) {
+    if (also.test(static_cast<size_t>(c))) fn(c);
+  });
+}
 constexpr int kMaxPinnedInterval = 512;
 constexpr int kNrCpusConfig = 64;
 }  // namespace
@@ -107,14 +117,16 @@ int Balancer::find_idlest_group(const Domain& sd, const Task& p, CpuId this_cpu,
   int idlest = -1;
   int64_t min_load = INT64_MAX, this_load = 0;
   const int64_t imbalance = 100 + (sd.t.imbalance_pct - 100) / 2;
-  for (size_t g = 0; g < sd.groups.size(); ++g) {
-    const CpuMask& group = sd.groups[g];
-    if ((group & p.allowed).none()) continue;
+  const GroupList& list = *sd.list;
+  for (size_t g = 0; g < sd.group_count(); ++g) {
+    const size_t at = sd.list_index(g);
+    const CpuMask& group = list.masks[at];
+    if (!group.intersects(p.allowed)) continue;
     const bool local = group.test(static_cast<size_t>(this_cpu));
     int64_t avg_load = 0;
     for_each_cpu(group,
                  [&](CpuId i) { avg_load += local ? source_load(i, idx) : target_load(i, idx); });
-    avg_load = avg_load * kLoadScale / sd.group_power[g];
+    avg_load = avg_load * kLoadScale / list.power[at];
     if (local) {
       this_load = avg_load;
     } else if (avg_load < min_load) {
@@ -129,7 +141,7 @@ int Balancer::find_idlest_group(const Domain& sd, const Task& p, CpuId this_cpu,
 CpuId Balancer::find_idlest_cpu(const CpuMask& group, const Task& p, CpuId this_cpu) const {
   int64_t min_load = INT64_MAX;
   CpuId idlest = kNoCpu;
-  for_each_cpu(group & p.allowed, [&](CpuId i) {
+  for_each_cpu_and(group, p.allowed, [&](CpuId i) {
     const int64_t load = queue_load(i).weight;
     if (load < min_load || (load == min_load && i == this_cpu)) {
       min_load = load;
@@ -147,7 +159,7 @@ CpuId Balancer::balance_fork(const Task& p, CpuId cpu) {
     const Domain& sd = cpus_[cpu].domains[level];
     const int group =
         sd.has(kSdBalanceFork) ? find_idlest_group(sd, p, cpu, sd.t.forkexec_idx) : -1;
-    const CpuId new_cpu = group < 0 ? kNoCpu : find_idlest_cpu(sd.groups[group], p, cpu);
+    const CpuId new_cpu = group < 0 ? kNoCpu : find_idlest_cpu(sd.group(group), p, cpu);
     if (new_cpu == kNoCpu || new_cpu == cpu) {
       --level;
       continue;
@@ -210,9 +222,9 @@ int Balancer::load_idx(const Domain& sd, IdleType idle) const {
 inline Balancer::GroupStats Balancer::group_stats(const CpuMask& group, bool local, int idx,
                                                   const CpuMask& cpus, bool* sd_idle) {
   GroupStats s;
-  s.balance_cpu = local ? static_cast<CpuId>(group._Find_first()) : kNoCpu;
+  s.balance_cpu = local ? static_cast<CpuId>(group.find_first()) : kNoCpu;
   bool first_idle = false;
-  for_each_cpu(group & cpus, [&](CpuId i) {
+  for_each_cpu_and(group, cpus, [&](CpuId i) {
     const QueueLoad q = queue_load(i);
     const int running = q.nr_running + other_classes_running(i);
     if (*sd_idle && running) *sd_idle = false;
@@ -310,15 +322,17 @@ int Balancer::find_busiest_group(CpuId this_cpu, Domain& sd, IdleType idle, cons
   int64_t total_load = 0, total_pwr = 0, busiest_nr_running = 0;
   int busiest = -1, this_group = -1;
   bool group_imb_busiest = false;
-  for (size_t g = 0; g < sd.groups.size(); ++g) {
-    const bool local = sd.groups[g].test(static_cast<size_t>(this_cpu));
-    const GroupStats s = group_stats(sd.groups[g], local, idx, cpus, sd_idle);
+  for (size_t g = 0; g < sd.group_count(); ++g) {
+    const size_t at = sd.list_index(g);
+    const CpuMask& group = sd.list->masks[at];
+    const bool local = group.test(static_cast<size_t>(this_cpu));
+    const GroupStats s = group_stats(group, local, idx, cpus, sd_idle);
     // Only one CPU of the local group balances this domain.
     if (idle != IdleType::kNewlyIdle && local && s.balance_cpu != this_cpu && balance) {
       *balance = false;
       return -1;
     }
-    const int64_t power = sd.group_power[g];
+    const int64_t power = sd.list->power[at];
     const int64_t avg_load = s.load * kLoadScale / power;
     const bool group_imb =
         rules_.group_imbalance && !local && s.min_cpu_load != INT64_MAX &&
@@ -349,8 +363,8 @@ int Balancer::find_busiest_group(CpuId this_cpu, Domain& sd, IdleType idle, cons
   f.busiest_load_per_task /= busiest_nr_running;
   if (group_imb_busiest) f.busiest_load_per_task = std::min(f.busiest_load_per_task, f.avg_load);
   if (f.max_load <= f.busiest_load_per_task) return -1;
-  f.busiest_power = sd.group_power[busiest];
-  f.this_power = sd.group_power[this_group];
+  f.busiest_power = sd.group_power(busiest);
+  f.this_power = sd.group_power(this_group);
   return calculate_imbalance(f, this_cpu, imbalance) ? busiest : -1;
 }
 
@@ -358,7 +372,7 @@ CpuId Balancer::find_busiest_queue(const Domain& sd, int group, int64_t imbalanc
                                    const CpuMask& cpus) const {
   CpuId busiest = kNoCpu;
   int64_t max_load = 0;
-  for_each_cpu(sd.groups[group] & cpus, [&](CpuId i) {
+  for_each_cpu_and(sd.group(group), cpus, [&](CpuId i) {
     const QueueLoad q = queue_load(i);
     const int64_t wl = q.weight;  // power is one CPU's (ARCH_POWER off)
     // A lone task heavier than the imbalance would only move the imbalance elsewhere.
@@ -395,7 +409,7 @@ int Balancer::load_balance(CpuId this_cpu, Domain& sd, IdleType idle, bool* bala
           move_tasks(this_cpu, busiest, max_moves(busiest), imbalance, sd, &all_pinned) > 0 ? 1 : 0;
       if (all_pinned) {
         cpus.reset(static_cast<size_t>(busiest));
-        if ((cpus & sd.span).any()) continue;
+        if (cpus.intersects(sd.span)) continue;
         break;  // out_balanced
       }
     }
@@ -452,7 +466,7 @@ int Balancer::load_balance_newidle(CpuId this_cpu, Domain& sd) {
           move_tasks(this_cpu, busiest, max_moves(busiest), imbalance, sd, &all_pinned) > 0 ? 1 : 0;
       if (rules_.newidle_2622 ? !ld_moved : all_pinned) {
         cpus.reset(static_cast<size_t>(busiest));
-        if ((cpus & sd.span).any()) continue;
+        if (cpus.intersects(sd.span)) continue;
       }
     }
     // Nothing moved: with power-savings balancing off there is no active balance from

@@ -6,9 +6,15 @@
 // cache), CPU (the whole machine; no NUMA level is modelled). A level whose span is one
 // CPU or equals its child's span is dropped, as sd_degenerate/sd_parent_degenerate do.
 // The groups of a level are its child's spans (single CPUs at the lowest level).
+//
+// The groups of one span are built once and shared by the span's CPUs, as the kernel's
+// sched_group lists are: each CPU keeps only where its own group stands in the list, so
+// memory grows with the CPUs, not with their square (a 4,096-CPU machine's lowest level
+// would otherwise hold 4,096 x 4,096 masks).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "machine/machine.h"
@@ -63,17 +69,37 @@ std::vector<DomainTemplate> sibling_mc_cpu_levels(uint32_t common);
 // are switched on the MC and CPU levels only (the SMT level keeps its own).
 void switch_domain_flag(std::vector<DomainTemplate>& levels, uint32_t flag, bool on);
 
+// The groups of one span at one level, in the order of their lowest CPUs.
+struct GroupList {
+  std::vector<CpuMask> masks;
+  std::vector<int64_t> power;  // cpu_power per group, SCHED_LOAD_SCALE = one CPU
+};
+
 // One CPU's domain at one level, with its balancing state.
 struct Domain {
   DomainTemplate t;
   CpuMask span;
-  std::vector<CpuMask> groups;       // the group holding this CPU comes first
-  std::vector<int64_t> group_power;  // cpu_power per group, SCHED_LOAD_SCALE = one CPU
+  // The groups as this CPU sees them: starting with its own, then going round in CPU
+  // order. That is the shared list rotated to start at `first`, unless the topology's
+  // numbering interleaves groups so that it is not a rotation; then `order` spells it out.
+  std::shared_ptr<const GroupList> list;
+  uint32_t first = 0;
+  std::vector<uint32_t> order;
   // balancing state (struct sched_domain)
   int64_t balance_interval_ms = 1;
   int64_t last_balance_jiffy = 0;
   int nr_balance_failed = 0;
   bool has(uint32_t flag) const { return (t.flags & flag) != 0; }
+  size_t group_count() const { return list->masks.size(); }
+  // The g-th group of this CPU's round, and its power.
+  const CpuMask& group(size_t g) const { return list->masks[list_index(g)]; }
+  int64_t group_power(size_t g) const { return list->power[list_index(g)]; }
+  // Where the g-th group of this CPU's round sits in the list.
+  size_t list_index(size_t g) const {
+    if (!order.empty()) return order[g];
+    const size_t i = first + g, n = list->masks.size();
+    return i >= n ? i - n : i;
+  }
 };
 
 enum class GroupPower : uint8_t {

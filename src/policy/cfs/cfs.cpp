@@ -422,10 +422,10 @@ CpuId Cfs::select_cpu(Task& t, CpuId prev, const WakeInfo& how) {
       break;
     }
     case WakeKind::kMigrate:  // set_cpus_allowed_ptr(): any allowed CPU
-      cpu = static_cast<CpuId>(t.allowed._Find_first());
+      cpu = static_cast<CpuId>(t.allowed.find_first());
       break;
   }
-  if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed._Find_first());
+  if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed.find_first());
   return cpu;
 }
 
@@ -494,8 +494,8 @@ CpuId Cfs::select_wake_cpu_2632(Task& t, CpuId prev, CpuId this_cpu, bool sync, 
     if (sd.has(balance::kSdPreferSibling)) {
       if (candidate == cpu && q_.rq(prev).nr_running == 0) candidate = prev;
       if (candidate == kNoCpu || candidate == cpu) {
-        const CpuMask free = sd.span & t.allowed & q_.empty_cpus();
-        if (free.any()) candidate = static_cast<CpuId>(free._Find_first());
+        const CpuId free = first_and_and(sd.span, t.allowed, q_.empty_cpus());
+        if (free != kNoCpu) candidate = free;
       }
     }
     if (candidate != kNoCpu) {

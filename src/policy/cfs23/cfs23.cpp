@@ -284,10 +284,10 @@ CpuId Cfs23::select_cpu(Task& t, CpuId prev, const WakeInfo& how) {
                             how.waker);
       break;
     case WakeKind::kMigrate:  // set_cpus_allowed(): any allowed CPU
-      cpu = static_cast<CpuId>(t.allowed._Find_first());
+      cpu = static_cast<CpuId>(t.allowed.find_first());
       break;
   }
-  if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed._Find_first());
+  if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed.find_first());
   return cpu;
 }
 
@@ -298,7 +298,7 @@ CpuId Cfs23::wake_idle(CpuId cpu, const Task& p) const {
   for (const balance::Domain& sd : balancer_.domains(cpu)) {
     if (!sd.has(balance::kSdWakeIdle)) break;
     const CpuMask candidates = sd.span & p.allowed;
-    for (size_t i = candidates._Find_first(); i < candidates.size(); i = candidates._Find_next(i))
+    for (size_t i = candidates.find_first(); i < candidates.size(); i = candidates.find_next(i))
       if (!ctx_->curr(static_cast<CpuId>(i))) return static_cast<CpuId>(i);
   }
   return cpu;

@@ -165,7 +165,7 @@ CpuId DlClass::find_later_cpu(const Task& t) const {
 // move) runs there; then a CPU where this task would be the earliest.
 CpuId DlClass::select_cpu(Task& t, CpuId prev, const WakeInfo&) {
   CpuId cpu = prev;
-  if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed._Find_first());
+  if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed.find_first());
   const Task* curr = ctx_->curr(cpu);
   const bool busy = curr && curr->policy == SchedPolicy::kDeadline && curr != &t &&
                     (curr->nr_cpus_allowed < 2 || !(se_[t.id].deadline < se_[curr->id].deadline));

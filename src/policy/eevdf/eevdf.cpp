@@ -394,10 +394,10 @@ CpuId Eevdf::select_cpu(Task& t, CpuId prev, const WakeInfo& how) {
       cpu = select_wake_cpu(t, prev, how.waker_cpu == kNoCpu ? prev : how.waker_cpu, how.sync);
       break;
     case WakeKind::kMigrate:  // set_cpus_allowed_ptr(): any allowed CPU
-      cpu = static_cast<CpuId>(t.allowed._Find_first());
+      cpu = static_cast<CpuId>(t.allowed.find_first());
       break;
   }
-  if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed._Find_first());
+  if (cpu == kNoCpu || !t.allowed_on(cpu)) cpu = static_cast<CpuId>(t.allowed.find_first());
   return cpu;
 }
 
@@ -410,8 +410,8 @@ CpuId Eevdf::select_idle_sibling(const Task& p, CpuId prev, CpuId target) const 
     return prev;
   // select_idle_cpu(): the first idle CPU of the cache domain after the target, wrapping.
   const CpuMask idle = llc_span_[target] & p.allowed & ctx_->idle_cpus();
-  size_t c = idle._Find_next(static_cast<size_t>(target));
-  if (c >= idle.size()) c = idle._Find_first();
+  size_t c = idle.find_next(static_cast<size_t>(target));
+  if (c >= idle.size()) c = idle.find_first();
   if (c < idle.size()) return static_cast<CpuId>(c);
   return p.allowed_on(target) ? target : prev;
 }
