@@ -79,7 +79,8 @@ void expect_same_by_pid(const Metrics& a, const Metrics& b, const std::string& w
     EXPECT_EQ(x.switches_voluntary, y.switches_voluntary) << who;
     EXPECT_EQ(x.switches_involuntary, y.switches_involuntary) << who;
     EXPECT_EQ(x.migrations, y.migrations) << who;
-    EXPECT_EQ(x.cpu_residency_ns, y.cpu_residency_ns) << who;
+    const int cpus = static_cast<int>(a.per_cpu.size());
+    EXPECT_EQ(x.cpu_residency.dense(cpus), y.cpu_residency.dense(cpus)) << who;
     EXPECT_EQ(x.wakeup_latency.count(), y.wakeup_latency.count()) << who;
     for (double p : {0.5, 0.9, 0.99, 1.0})
       EXPECT_EQ(x.wakeup_latency.percentile(p), y.wakeup_latency.percentile(p)) << who << " " << p;

@@ -390,7 +390,7 @@ class Bfs final : public SchedClass {
     e.slot = level.entries.size();
     level.entries.push_back({e.deadline, task_timeslice(t), t.id, t.cpu,
                              allowed_everywhere(t)    ? kAnyCpu
-                             : t.nr_cpus_allowed == 1 ? static_cast<CpuId>(t.allowed._Find_first())
+                             : t.nr_cpus_allowed == 1 ? static_cast<CpuId>(t.allowed.find_first())
                                                       : kSomeCpus});
     ++level.tasks;
     e.queued = true;
@@ -494,8 +494,6 @@ class Bfs final : public SchedClass {
       }
       int64_t earliest = 0;
       TaskId best_id = kNoTask;
-      // locality() is symmetric: the row of `cpu` read by the task's CPU.
-      const int* near = &locality_[static_cast<size_t>(cpu) * static_cast<size_t>(ctx_->cpus())];
       for (const QueueEntry& q : levels_[idx].entries) {
         if (q.id == kNoTask) continue;
         if (q.only != kAnyCpu && q.only != cpu &&
@@ -505,7 +503,7 @@ class Bfs final : public SchedClass {
           best_id = q.id;
           break;
         }
-        const int64_t dl = q.deadline + near[q.cpu] * q.timeslice;
+        const int64_t dl = q.deadline + locality(q.cpu, cpu) * q.timeslice;
         if (dl < now) {  // already expired: taken at once
           best_id = q.id;
           break;
