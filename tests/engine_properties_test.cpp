@@ -105,19 +105,7 @@ void expect_invariants(const std::string& json, ScenarioOverrides o) {
   o.duration_s = 0.3;
   RunOutput r;
   ASSERT_NO_THROW(r = run_text(json, o)) << json;
-  // Rebuilt from the event stream alone: no task on two CPUs at once.
-  std::vector<TaskId> curr(static_cast<size_t>(r.metrics.cpus), kNoTask);
-  std::map<TaskId, CpuId> running_on;
-  for (const SchedEvent& e : r.events) {
-    if (e.type != EventType::kSwitch) continue;
-    ASSERT_EQ(curr[e.cpu], e.task) << "switch-out of a task the CPU was not running";
-    if (e.task != kNoTask) running_on.erase(e.task);
-    if (e.other != kNoTask) {
-      ASSERT_EQ(running_on.count(e.other), 0u) << r.names[e.other] << " on two CPUs";
-      running_on[e.other] = e.cpu;
-    }
-    curr[e.cpu] = e.other;
-  }
+  expect_one_cpu_per_task(r);
   // The analyzer's view: each CPU is busy or idle for the whole run.
   for (const CpuMetrics& c : r.metrics.per_cpu) {
     EXPECT_EQ(c.busy_ns + c.idle_ns, r.metrics.duration_ns);

@@ -1,7 +1,9 @@
 #include "harness.h"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
+#include <map>
 #include <stdexcept>
 
 namespace schedlab::test {
@@ -19,6 +21,21 @@ const TaskMetrics& RunOutput::task(const std::string& name) const {
   for (const TaskMetrics& t : metrics.tasks)
     if (t.name == name) return t;
   throw std::out_of_range("no task " + name);
+}
+
+void expect_one_cpu_per_task(const RunOutput& r) {
+  std::vector<TaskId> curr(static_cast<size_t>(r.metrics.cpus), kNoTask);
+  std::map<TaskId, CpuId> running_on;
+  for (const SchedEvent& e : r.events) {
+    if (e.type != EventType::kSwitch) continue;
+    ASSERT_EQ(curr[e.cpu], e.task) << "switch-out of a task the CPU was not running";
+    if (e.task != kNoTask) running_on.erase(e.task);
+    if (e.other != kNoTask) {
+      ASSERT_EQ(running_on.count(e.other), 0u) << r.names[e.other] << " on two CPUs";
+      running_on[e.other] = e.cpu;
+    }
+    curr[e.cpu] = e.other;
+  }
 }
 
 RunOutput run_text(const std::string& json, const ScenarioOverrides& o) {

@@ -37,6 +37,10 @@ struct RunOutput {
 
 RunOutput run_text(const std::string& json, const ScenarioOverrides& o = {});
 
+// Rebuilt from the event stream alone: every switch-out is of the task that CPU ran, and
+// no task runs on two CPUs at once.
+void expect_one_cpu_per_task(const RunOutput& r);
+
 // A SchedContext a test drives by hand: it sets the clock and each CPU's current task,
 // and sees the reschedules a policy asks for.
 class FakeContext final : public SchedContext {

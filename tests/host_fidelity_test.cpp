@@ -14,6 +14,7 @@
 #include "host/host_runner.h"
 #include "host/host_session.h"
 #include "host/tracefs.h"
+#include "host_harness.h"
 #include "scenario/scenario.h"
 #include "temp_dir.h"
 
@@ -21,15 +22,6 @@ namespace schedlab {
 namespace {
 
 using test::TempDir;
-
-bool tracefs_usable() {
-  if (geteuid() != 0) return false;
-  std::string why;
-  return !find_tracefs("", true, &why).empty();
-}
-
-#define NEEDS_TRACEFS() \
-  if (!tracefs_usable()) GTEST_SKIP() << "needs root and tracefs"
 
 struct NoSink : EventSink {
   void event(const SchedEvent&) override {}

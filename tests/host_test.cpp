@@ -19,6 +19,7 @@
 #include "host/ftrace_parser.h"
 #include "host/host_bench.h"
 #include "host/tracefs.h"
+#include "host_harness.h"
 #include "trace_harness.h"
 #include "util/error.h"
 
@@ -170,15 +171,9 @@ TEST(HostBench, RunsTheRealHackbench) {
   for (const BenchRun& r : runs) EXPECT_GT(r.value, 0);
 }
 
-bool tracefs_usable() {
-  if (geteuid() != 0) return false;
-  std::string why;
-  return !find_tracefs("", true, &why).empty();
-}
-
 // One test for everything that touches tracefs, so that ctest never runs two at once.
 TEST(HostRecord, RecordAndHostRunMeasureTheRealKernelAndRestoreTracing) {
-  if (!tracefs_usable()) GTEST_SKIP() << "needs root and tracefs";
+  NEEDS_TRACEFS();
   const std::string dir = find_tracefs("", true, nullptr);
   const std::vector<std::string> before = tracing_settings(dir);
   const auto out = std::filesystem::temp_directory_path() / "schedlab-record-test.txt";

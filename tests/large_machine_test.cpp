@@ -5,8 +5,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <map>
-
 #include "harness.h"
 #include "policy/registry.h"
 #include "util/rng.h"
@@ -55,19 +53,7 @@ std::string large_scenario(int cpus, uint64_t seed) {
 }
 
 void expect_sound(const RunOutput& r) {
-  // Rebuilt from the event stream: no task on two CPUs at once.
-  std::vector<TaskId> curr(static_cast<size_t>(r.metrics.cpus), kNoTask);
-  std::map<TaskId, CpuId> running_on;
-  for (const SchedEvent& e : r.events) {
-    if (e.type != EventType::kSwitch) continue;
-    ASSERT_EQ(curr[e.cpu], e.task) << "switch-out of a task the CPU was not running";
-    if (e.task != kNoTask) running_on.erase(e.task);
-    if (e.other != kNoTask) {
-      ASSERT_EQ(running_on.count(e.other), 0u) << r.names[e.other] << " on two CPUs";
-      running_on[e.other] = e.cpu;
-    }
-    curr[e.cpu] = e.other;
-  }
+  expect_one_cpu_per_task(r);
   for (const CpuMetrics& c : r.metrics.per_cpu)
     ASSERT_EQ(c.busy_ns + c.idle_ns, r.metrics.duration_ns);
   // The pinned and moving tasks ran (where they are allowed: the checker asserts it).

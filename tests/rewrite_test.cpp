@@ -15,20 +15,18 @@
 #include "host/ftrace_parser.h"
 #include "host/trace_dat.h"
 #include "temp_dir.h"
+#include "trace_harness.h"
 
 namespace schedlab {
 namespace {
 
+using test::analyze_file;
 using test::cli;
+using test::expect_same_by_pid;
+using test::Names;
 using test::TempDir;
 
 const std::string kData = std::string(SCHEDLAB_SOURCE_DIR) + "/tests/data/";
-
-Metrics analyze_file(const std::string& path) {
-  Analyzer analyzer;
-  parse_trace_file(path, analyzer);
-  return analyzer.metrics();
-}
 
 // Every trace of tests/data: the recording in each layout, the two-hogs recording and
 // the replay recordings.
@@ -43,50 +41,6 @@ std::vector<std::string> recorded_traces() {
   return out;
 }
 
-// A name as the ftrace text writes a comm: blanks as underscores (one token).
-std::string one_token(std::string name) {
-  std::replace(name.begin(), name.end(), ' ', '_');
-  return name;
-}
-
-// The figures of analyze, per pid (the tasks may be numbered in another order) and per
-// CPU, and the names (`text`: the ftrace text's, blanks as underscores; a trace.dat
-// holds the comm itself). The recording's lost and inferred switches are written as the
-// switches they were, so only their sum is compared.
-void expect_same_by_pid(const Metrics& a, const Metrics& b, const std::string& what, bool text) {
-  EXPECT_EQ(a.context_switches, b.context_switches) << what;
-  EXPECT_EQ(a.migrations, b.migrations) << what;
-  EXPECT_EQ(a.duration_ns, b.duration_ns) << what;
-  ASSERT_EQ(a.per_cpu.size(), b.per_cpu.size()) << what;
-  for (size_t c = 0; c < a.per_cpu.size(); ++c) {
-    EXPECT_EQ(a.per_cpu[c].busy_ns, b.per_cpu[c].busy_ns) << what << " cpu " << c;
-    EXPECT_EQ(a.per_cpu[c].idle_ns, b.per_cpu[c].idle_ns) << what << " cpu " << c;
-  }
-  ASSERT_EQ(a.tasks.size(), b.tasks.size()) << what;
-  std::map<int64_t, const TaskMetrics*> by_pid;
-  for (const TaskMetrics& y : b.tasks) by_pid[y.pid] = &y;
-  for (const TaskMetrics& x : a.tasks) {
-    const std::string who = what + " " + x.name;
-    ASSERT_TRUE(by_pid.count(x.pid)) << who;
-    const TaskMetrics& y = *by_pid[x.pid];
-    if (text)
-      EXPECT_EQ(one_token(x.name), y.name) << who;
-    else
-      EXPECT_EQ(x.name, y.name) << who;
-    EXPECT_EQ(x.cpu_time_ns, y.cpu_time_ns) << who;
-    EXPECT_EQ(x.wait_time_ns, y.wait_time_ns) << who;
-    EXPECT_EQ(x.sleep_time_ns, y.sleep_time_ns) << who;
-    EXPECT_EQ(x.switches_voluntary, y.switches_voluntary) << who;
-    EXPECT_EQ(x.switches_involuntary, y.switches_involuntary) << who;
-    EXPECT_EQ(x.migrations, y.migrations) << who;
-    const int cpus = static_cast<int>(a.per_cpu.size());
-    EXPECT_EQ(x.cpu_residency.dense(cpus), y.cpu_residency.dense(cpus)) << who;
-    EXPECT_EQ(x.wakeup_latency.count(), y.wakeup_latency.count()) << who;
-    for (double p : {0.5, 0.9, 0.99, 1.0})
-      EXPECT_EQ(x.wakeup_latency.percentile(p), y.wakeup_latency.percentile(p)) << who << " " << p;
-  }
-}
-
 struct Rewritten {
   std::string text, dat;
 };
@@ -99,14 +53,20 @@ Rewritten rewrite(const std::string& trace, const TempDir& dir) {
   return w;
 }
 
+// analyze of both files written gives analyze of the original (names: the text's a comm
+// as one token, a trace.dat's the comm itself); the recording's lost and inferred
+// switches come back as switches, so only their sum is compared.
+void expect_both_read_back(const Metrics& original, const Rewritten& w, const std::string& what) {
+  expect_same_by_pid(original, analyze_file(w.text), what + " --ftrace", Names::kOneToken, false);
+  expect_same_by_pid(original, analyze_file(w.dat), what + " --trace-dat", Names::kSame, false);
+}
+
 TEST(TraceRewrite, EveryRecordingReadsBackTheSameTaskByTask) {
   const TempDir dir;
   size_t traces = 0;
   for (const std::string& trace : recorded_traces()) {
     const Metrics original = analyze_file(trace);
-    const Rewritten w = rewrite(trace, dir);
-    expect_same_by_pid(original, analyze_file(w.text), trace + " --ftrace", true);
-    expect_same_by_pid(original, analyze_file(w.dat), trace + " --trace-dat", false);
+    expect_both_read_back(original, rewrite(trace, dir), trace);
     ++traces;
   }
   EXPECT_GE(traces, 14u);  // two-loops in 8 layouts, two-hogs, 5 replay recordings
@@ -133,8 +93,7 @@ TEST(TraceRewrite, AStartTaskWithNoRecordOfItsOwnKeepsItsTime) {
   EXPECT_EQ(original.tasks[0].name, "hog");
   EXPECT_EQ(original.tasks[0].cpu_time_ns, 1010000);
   const Rewritten w = rewrite(trace, dir);
-  expect_same_by_pid(original, analyze_file(w.text), "--ftrace", true);
-  expect_same_by_pid(original, analyze_file(w.dat), "--trace-dat", false);
+  expect_both_read_back(original, w, "");
   EXPECT_NE(test::read_all(w.text).find("hog-20      (     20) [000] ...1     1.001010000: "
                                         "sched_wakeup: comm=hog pid=20 prio=120 target_cpu=000"),
             std::string::npos)
@@ -166,8 +125,7 @@ TEST(TraceRewrite, ASharedCommIsWrittenWithoutThePid) {
     EXPECT_NE(t.find("worker-11 "), std::string::npos) << what << t;
     EXPECT_EQ(t.find("worker:"), std::string::npos) << what << t;
   }
-  expect_same_by_pid(original, analyze_file(w.text), "--ftrace", true);
-  expect_same_by_pid(original, analyze_file(w.dat), "--trace-dat", false);
+  expect_both_read_back(original, w, "");
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "host/trace_instance.h"
 #include "host/tracefs.h"
 #include "host/user_dirs.h"
+#include "host_harness.h"
 #include "scenario/scenario.h"
 #include "temp_dir.h"
 #include "util/error.h"
@@ -35,15 +36,6 @@ namespace {
 namespace fs = std::filesystem;
 using test::read_all;
 using test::TempDir;
-
-bool tracefs_usable() {
-  if (geteuid() != 0) return false;
-  std::string why;
-  return !find_tracefs("", true, &why).empty();
-}
-
-#define NEEDS_TRACEFS() \
-  if (!tracefs_usable()) GTEST_SKIP() << "needs root and tracefs"
 
 std::string instance_dir(pid_t pid) {
   return fmt::format("{}/instances/schedlab-{}", find_tracefs("", false, nullptr), pid);

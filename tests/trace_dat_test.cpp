@@ -20,12 +20,17 @@
 #include "scenario/scenario.h"
 #include "sim/simulate.h"
 #include "temp_dir.h"
+#include "trace_harness.h"
 #include "util/output_file.h"
 #include "util/subprocess.h"
 
 namespace schedlab {
 namespace {
 
+using test::analyze_file;
+using test::analyze_text;
+using test::expect_same_by_pid;
+using test::Names;
 using test::TempDir;
 
 // One line of ftrace text as the fields a record holds: the running task's pid, the CPU,
@@ -138,50 +143,6 @@ const std::vector<std::pair<std::string, Written>>& shipped_runs() {
   return runs;
 }
 
-Metrics analyze_text(const std::string& text) {
-  std::istringstream in(text);
-  Analyzer a;
-  parse_ftrace(in, "text", a);
-  return a.metrics();
-}
-
-Metrics analyze_dat(const std::string& path, FtraceStats* stats = nullptr) {
-  Analyzer a;
-  const FtraceStats s = parse_trace_file(path, a);
-  if (stats) *stats = s;
-  return a.metrics();
-}
-
-// The figures of `analyze`, per pid (a trace.dat's CPUs are merged by time, so tasks
-// first seen in one nanosecond on two CPUs may be numbered in another order).
-void expect_same_by_pid(const Metrics& a, const Metrics& b, const std::string& what) {
-  EXPECT_EQ(a.context_switches, b.context_switches) << what;
-  EXPECT_EQ(a.inferred_switches, b.inferred_switches) << what;
-  EXPECT_EQ(a.migrations, b.migrations) << what;
-  EXPECT_EQ(a.duration_ns, b.duration_ns) << what;
-  ASSERT_EQ(a.per_cpu.size(), b.per_cpu.size()) << what;
-  for (size_t c = 0; c < a.per_cpu.size(); ++c)
-    EXPECT_EQ(a.per_cpu[c].busy_ns, b.per_cpu[c].busy_ns) << what << " cpu " << c;
-  ASSERT_EQ(a.tasks.size(), b.tasks.size()) << what;
-  std::map<int64_t, const TaskMetrics*> by_pid;
-  for (const TaskMetrics& y : b.tasks) by_pid[y.pid] = &y;
-  for (const TaskMetrics& x : a.tasks) {
-    ASSERT_TRUE(by_pid.count(x.pid)) << what << " " << x.name;
-    const TaskMetrics& y = *by_pid[x.pid];
-    const std::string who = what + " " + x.name;
-    EXPECT_EQ(x.name.substr(0, 15), y.name.substr(0, 15)) << who;
-    EXPECT_EQ(x.cpu_time_ns, y.cpu_time_ns) << who;
-    EXPECT_EQ(x.wait_time_ns, y.wait_time_ns) << who;
-    EXPECT_EQ(x.sleep_time_ns, y.sleep_time_ns) << who;
-    EXPECT_EQ(x.switches_voluntary, y.switches_voluntary) << who;
-    EXPECT_EQ(x.switches_involuntary, y.switches_involuntary) << who;
-    EXPECT_EQ(x.migrations, y.migrations) << who;
-    EXPECT_EQ(x.wakeup_latency.count(), y.wakeup_latency.count()) << who;
-    for (double p : {0.5, 0.9, 0.99, 1.0})
-      EXPECT_EQ(x.wakeup_latency.percentile(p), y.wakeup_latency.percentile(p)) << who << p;
-  }
-}
-
 // (a) Every record of the ftrace text, CPU by CPU in order, is in the trace.dat with the
 // same running task, irq flags (a timer's wake-up in hard-interrupt context), nanosecond,
 // event and fields (pid, prio, prev_state, target CPU...).
@@ -218,9 +179,9 @@ TEST(TraceDat, HoldsTheFtraceTextsRecordsCpuByCpu) {
 TEST(TraceDat, AnalyzeReadsBackTheTextsMetrics) {
   for (const auto& [what, w] : shipped_runs()) {
     FtraceStats stats;
-    const Metrics dat = analyze_dat(w.dat_path, &stats);
+    const Metrics dat = analyze_file(w.dat_path, &stats);
     EXPECT_EQ(stats.format, "trace.dat");
-    expect_same_by_pid(analyze_text(w.text), dat, what);
+    expect_same_by_pid(analyze_text(w.text), dat, what, Names::kFirst15, true);
     EXPECT_EQ(w.direct.context_switches, dat.context_switches) << what;
     EXPECT_EQ(w.direct.duration_ns, dat.duration_ns) << what;
   }

@@ -25,17 +25,11 @@
 namespace schedlab {
 namespace {
 
+using test::analyze_file;
 using test::analyze_text;
 using test::task;
 
 const std::string kFormats = std::string(SCHEDLAB_SOURCE_DIR) + "/tests/data/formats/";
-
-Metrics analyze_file(const std::string& path, FtraceStats* stats = nullptr) {
-  Analyzer analyzer;
-  const FtraceStats s = parse_trace_file(path, analyzer);
-  if (stats) *stats = s;
-  return analyzer.metrics();
-}
 
 // Every per-task figure and the per-CPU ones, named for the failure message.
 void expect_same_metrics(const Metrics& a, const Metrics& b, const std::string& what) {

@@ -535,7 +535,7 @@ class Bfs final : public SchedClass {
   // An idle CPU that is not already being woken: BFS's cpu_idle_map holds a CPU until it
   // schedules, a matter of microseconds, so a CPU already asked counts as taken here (or
   // wake-ups made in the same instant would all pile onto it).
-  bool suitable_idle_cpu(const Task& p) const { return (p.allowed & ctx_->idle_cpus()).any(); }
+  bool suitable_idle_cpu(const Task& p) const { return p.allowed.intersects(ctx_->idle_cpus()); }
 
   // resched_best_idle(): rank the allowed idle CPUs from `from`: another die (2), a busy
   // cache partner (1), a busy SMT sibling (4); the first with rank <= 1 wins.
@@ -552,8 +552,8 @@ class Bfs final : public SchedClass {
       const CpuId c = (from + i) % n;
       if (!candidates.test(static_cast<size_t>(c))) continue;
       int rank = locality(from, c) ? 2 : 0;
-      if ((cache_of_[c] & running).any()) rank |= 1;
-      if ((core_of_[c] & running).any()) rank |= 4;
+      if (cache_of_[c].intersects(running)) rank |= 1;
+      if (core_of_[c].intersects(running)) rank |= 4;
       if (rank < best_rank) {
         best = c;
         best_rank = rank;

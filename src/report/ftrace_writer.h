@@ -10,7 +10,8 @@
 // events/kernel_ids.h (a recording keeps its own). prio is the kernel's: 120 + nice, 99 -
 // rt_priority, -1 for SCHED_DEADLINE. Timestamps have nanoseconds (as `trace-cmd report -t` prints
 // them) so that `analyze` reads back the very same times; comments `# schedlab: start S` and
-// `# schedlab: end S` give the run's span. Perfetto and `analyze` read the file.
+// `# schedlab: end S` give the run's span. `analyze` reads the file back; the layout is
+// the one Perfetto's ftrace importer reads (not tested here).
 #pragma once
 
 #include <ostream>
