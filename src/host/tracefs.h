@@ -57,7 +57,7 @@ class StopSignals {
   static int caught();  // the signal received, or 0
   // A stopped command's status as the shell gives it: 128 + the signal's number (130 for
   // SIGINT, 143 for SIGTERM, 129 for SIGHUP).
-  static int exit_status() { return 128 + (caught() ? caught() : 2); }
+  static int exit_status() { return 128 + (caught() ? caught() : SIGINT); }
 
  private:
   std::vector<struct sigaction> old_;
