@@ -2,7 +2,8 @@
 // and as trace.dat holds the same records, read back through libtracecmd; Debian's
 // `trace-cmd report` opens the file and prints as many sched_switch lines as the text
 // has; `analyze` of the trace.dat gives the text's metrics; and hand-made streams for the
-// ring buffer's corners (a time extend, a record longer than 112 bytes, page after page).
+// ring buffer's corners (a time extend, a record longer than 112 bytes, page after page);
+// and KernelShark's library loads every record, with its scheduling plugin's task lanes.
 #include "host/trace_dat.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include "analysis/analyzer.h"
 #include "cli_harness.h"
 #include "host/ftrace_parser.h"
+#include "kernelshark/kshark_reader.h"
 #include "report/ftrace_writer.h"
 #include "report/trace_dat_writer.h"
 #include "scenario/scenario.h"
@@ -218,6 +220,63 @@ TEST(TraceDat, TraceCmdReportOpensIt) {
     }
   }
   EXPECT_EQ(reports, 6);
+}
+
+// (d) KernelShark's data library (libkshark) opens the file and loads, CPU by CPU, every
+// record of the text at its nanosecond, with its event and task; with KernelShark's
+// sched_events plugin (the one that draws task slices), each sched_switch belongs to the
+// task switched in, as the text's next_pid says. The GUI itself is not run here.
+TEST(TraceDat, KernelSharkLoadsEveryRecordWithItsTaskLanes) {
+#ifndef SCHEDLAB_HAVE_KSHARK
+  GTEST_SKIP() << "built without libkshark (Debian packages libkshark-dev, libjson-c-dev)";
+#else
+  const auto ns_of = [](const std::string& secs) {  // "100.000000123"
+    const size_t dot = secs.find('.');
+    return std::stoll(secs.substr(0, dot)) * 1'000'000'000LL + std::stoll(secs.substr(dot + 1));
+  };
+  const auto next_pid = [](const std::string& fields) {
+    const size_t at = fields.find("next_pid=");
+    return std::stoi(fields.substr(at + 9));
+  };
+  int scenarios = 0, switches = 0;
+  bool plugin = false;
+  for (const auto& [what, w] : shipped_runs()) {
+    const test::KsharkLoad ks = test::kshark_load(w.dat_path, true);
+    ASSERT_EQ(ks.error, "") << what;
+    plugin = ks.sched_plugin;
+    std::map<int, std::vector<test::KsharkEntry>> ks_cpus;
+    for (const test::KsharkEntry& e : ks.entries)  // the run's span: comments in the text
+      if (e.info.rfind("tracing_mark_write: schedlab: ", 0) != 0) ks_cpus[e.cpu].push_back(e);
+    const auto text = per_cpu(w.text);
+    ASSERT_EQ(text.size(), ks_cpus.size()) << what;
+    for (const auto& [cpu, lines] : text) {
+      const std::vector<test::KsharkEntry>& entries = ks_cpus[cpu];
+      ASSERT_EQ(lines.size(), entries.size()) << what << " cpu " << cpu;
+      for (size_t i = 0; i < lines.size(); ++i) {
+        const Line& x = lines[i];
+        const test::KsharkEntry& e = entries[i];
+        const std::string event = e.event.substr(e.event.find('/') + 1);
+        const bool is_switch = x.event == "sched_switch";
+        EXPECT_EQ(e.ts_ns, ns_of(x.time)) << what << " cpu " << cpu << " #" << i;
+        // a marker's text is what the parser names it; KernelShark names ftrace's event
+        if (x.event.rfind("sched_", 0) == 0)
+          EXPECT_EQ(event, x.event) << what << " cpu " << cpu << " #" << i;
+        else
+          EXPECT_EQ(e.event, "ftrace/print") << what << " cpu " << cpu << " #" << i;
+        EXPECT_EQ(e.pid, is_switch && ks.sched_plugin ? next_pid(x.fields) : x.ctx_pid)
+            << what << " cpu " << cpu << " #" << i << " " << x.event;
+        switches += is_switch;
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+    ++scenarios;
+  }
+  EXPECT_GE(scenarios, 19);
+  EXPECT_GT(switches, 1000);
+  if (!plugin)
+    GTEST_SKIP() << "records checked; KernelShark's sched_events plugin is not installed "
+                    "(Debian package kernelshark), so its task lanes were not";
+#endif
 }
 
 // The ring buffer's corners by hand, on one CPU: a 600 ms sleep (a delta over 2^27 ns

@@ -11,7 +11,8 @@
 // rt_priority, -1 for SCHED_DEADLINE. Timestamps have nanoseconds (as `trace-cmd report -t` prints
 // them) so that `analyze` reads back the very same times; comments `# schedlab: start S` and
 // `# schedlab: end S` give the run's span. `analyze` reads the file back; the layout is
-// the one Perfetto's ftrace importer reads (not tested here).
+// the one Perfetto's ftrace importer reads (tests/perfetto_text_test.cpp checks its rules;
+// Perfetto itself is not run).
 #pragma once
 
 #include <ostream>
