@@ -209,6 +209,27 @@ TEST(RtAppDefaultPolicy, APlainFileRunsUnderTheHostKernelsModel) {
   EXPECT_FALSE(b.contains("policy_note"));
 }
 
+// A file LISA generated (its RTA ramp: phases p000001.. of one timer task), committed in
+// ARM-software/lisa's results and copied to tests/data/rtapp: it runs to its end. By hand:
+// 93 periods of 32 ms, 3 × 31 and 187 of 16 ms make 7.456 s and 373 activations; the CPU
+// time is 93 × 3.2 + 31 × (1.6 + 4.8 + 8) + 187 × 9.6 = 2539.2 ms; the least slack is
+// 16 − 9.6 = 6.4 ms. One task on two CPUs never waits.
+TEST(RtAppLisa, ALisaGeneratedRampRunsToItsEnd) {
+  const std::string file =
+      std::string(SCHEDLAB_SOURCE_DIR) + "/tests/data/rtapp/lisa-ramp-test_00.json";
+  const CliResult r = cli({"run", file, "--json", "--check-invariants"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["duration_ns"], 7'456'000'000LL);
+  const auto& t = j["tasks"][0];
+  EXPECT_EQ(t["name"], "task_lrh");
+  EXPECT_EQ(t["cpu_time_ns"], 2'539'200'000LL);
+  EXPECT_EQ(t["wait_time_ns"], 0);
+  EXPECT_EQ(t["timer"]["activations"], 373);
+  EXPECT_EQ(t["timer"]["missed_periods"], 0);
+  EXPECT_EQ(t["timer"]["slack_min_ns"], 6'400'000);
+}
+
 // rt-app's own examples that name taskgroups and custom slices (in rt-app's source tree,
 // doc/examples; not in Debian's rt-app 1.0). SCHEDLAB_RTAPP_EXAMPLES names a folder
 // holding them when RTAPP_EXAMPLES_DIR does not.
