@@ -25,6 +25,30 @@ TEST(JsonReader, ToleratesCommentsAndTrailingCommasAndCountsThem) {
   EXPECT_EQ(seen.trailing_commas, 3);
 }
 
+// As in real rt-app files (a fork's cg1.json, test2.json): an entry commented out leaves
+// its comma before the closing brace, and a comma follows the file's last brace. json-c,
+// rt-app's parser, takes both.
+TEST(JsonReader, ToleratesACommaBeforeCommentsAndAtTheEnd) {
+  JsonLeniency seen;
+  const JValue v = parse_json(
+      "{\"tasks\": {\"a\": {\"run\": 1},\n  // \"b\": {\n  /* \"run\": 2 */ //}\n },\n \"x\": "
+      "1\n},\n",
+      "f.json", &seen);
+  ASSERT_EQ(v.members.size(), 2u);
+  EXPECT_EQ(v.members[0].second.members.size(), 1u);
+  EXPECT_EQ(seen.comments, 3);
+  EXPECT_EQ(seen.trailing_commas, 2);
+  // A comma before another value stays an error, at its place.
+  try {
+    parse_json("[1, // c\n ,2]", "f.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("f.json: malformed JSON: line 2, column 2"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(JsonReader, SyntaxErrorNamesFileLineAndColumn) {
   try {
     parse_json("{\n  /* comment */\n  \"suspend\",\n}", "video.json");

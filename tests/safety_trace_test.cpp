@@ -97,8 +97,15 @@ TEST(HostileTrace, TimeGoingBackwardsOnACpuIsAnError) {
       std::string(kSwitch) +
       "b-102 [000] d..2. 1.000050: sched_switch: prev_comm=b prev_pid=102 prev_prio=120 "
       "prev_state=S ==> next_comm=a next_pid=101 next_prio=120\n";
-  EXPECT_EQ(error_of(back),
-            "t.txt: line 2: time goes backwards on CPU 0: 1.000050 after 1.000100000");
+  EXPECT_EQ(error_of(back), "t.txt: line 2: time goes backwards on CPU 0: 1.000050 after 1.000100");
+  // The earlier time keeps its nanoseconds when the line's own precision would drop them.
+  const std::string ns_then_us =
+      "a-101 [002] d..2. 1.000100500: sched_switch: prev_comm=a prev_pid=101 prev_prio=120 "
+      "prev_state=S ==> next_comm=b next_pid=102 next_prio=120\n"
+      "b-102 [002] d..2. 1.000050: sched_switch: prev_comm=b prev_pid=102 prev_prio=120 "
+      "prev_state=S ==> next_comm=a next_pid=101 next_prio=120\n";
+  EXPECT_EQ(error_of(ns_then_us),
+            "t.txt: line 2: time goes backwards on CPU 2: 1.000050 after 1.000100500");
   const std::string other_cpu =
       std::string(kSwitch) +
       "c-103 [001] d..2. 1.000050: sched_switch: prev_comm=c prev_pid=103 prev_prio=120 "

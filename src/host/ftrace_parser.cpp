@@ -73,6 +73,18 @@ Conv to_time(std::string_view s, Time& t) {
   return Conv::kOk;
 }
 
+// "time goes backwards" naming the earlier time with as many fraction digits as the line's
+// own stamp where that loses nothing (a µs trace reads 1.000050 after 1.000100), else 9.
+std::string backwards(CpuId cpu, std::string_view stamp, Time earlier) {
+  const size_t dot = stamp.find('.');
+  int digits = dot == std::string_view::npos ? 9 : static_cast<int>(stamp.size() - dot - 1);
+  int64_t unit = 1;
+  for (int i = digits; i < 9; ++i) unit *= 10;
+  if (earlier % unit != 0) digits = 9, unit = 1;
+  return fmt::format("time goes backwards on CPU {}: {} after {}.{:0{}}", cpu, stamp,
+                     earlier / kNsPerSec, (earlier % kNsPerSec) / unit, digits);
+}
+
 // A CPU number as the kernel prints it (zero-padded), within the machine's limit.
 Conv convert_cpu(std::string_view s, CpuId& cpu) {
   int64_t c = 0;
@@ -307,9 +319,7 @@ class LineParser {
     }
     // A CPU's ring buffer is in time order; a step back is a damaged or spliced file.
     Time& cpu_last = cpu_last_time_[static_cast<size_t>(cpu)];
-    if (time < cpu_last)
-      fail(number, fmt::format("time goes backwards on CPU {}: {} after {}.{:09}", cpu, stamp_text,
-                               cpu_last / kNsPerSec, cpu_last % kNsPerSec));
+    if (time < cpu_last) fail(number, backwards(cpu, stamp_text, cpu_last));
     cpu_last = time;
     last_time_ = time;
     seen_time_ = true;
@@ -631,7 +641,8 @@ FtraceStats parse_lines(std::istream& in, const std::string& file, EventSink& si
                      p.bare_events()
                          ? "events without the task, CPU and timestamp columns (trace option "
                            "context-info off): nothing to place them on"
-                         : "no sched_switch events: not an ftrace text trace of sched events");
+                         : "no sched_switch events: not a trace of the scheduler's events "
+                           "(record sched:sched_switch and sched:sched_waking)");
   for (const HostEvent& e : run.events) recs.push_back(own_record(e));
   std::stable_sort(recs.begin(), recs.end(),
                    [](const Record& x, const Record& y) { return x.time < y.time; });

@@ -76,10 +76,23 @@ std::string blank_leniencies(const std::string& in, JsonLeniency& seen) {
       while (i < n && out[i] != '\n') out[i++] = ' ';
       ++seen.comments;
     } else if (c == ',') {
+      // What follows the comma, past blanks and comments (those are blanked when reached):
+      // entries commented out often leave their comma behind, and json-c, rt-app's parser,
+      // takes a comma before a closing bracket or after the last value of the file.
       size_t k = i + 1;
-      while (k < n && (out[k] == ' ' || out[k] == '\t' || out[k] == '\n' || out[k] == '\r')) ++k;
-      // A comment between the comma and the bracket is blanked when we reach it.
-      if (k < n && (out[k] == '}' || out[k] == ']')) {
+      while (k < n) {
+        if (out[k] == ' ' || out[k] == '\t' || out[k] == '\n' || out[k] == '\r') {
+          ++k;
+        } else if (out[k] == '/' && k + 1 < n && out[k + 1] == '*') {
+          const size_t end = out.find("*/", k + 2);
+          k = end == std::string::npos ? n : end + 2;
+        } else if (out[k] == '/' && k + 1 < n && out[k + 1] == '/') {
+          while (k < n && out[k] != '\n') ++k;
+        } else {
+          break;
+        }
+      }
+      if (k == n || out[k] == '}' || out[k] == ']') {
         out[i] = ' ';
         ++seen.trailing_commas;
       }
