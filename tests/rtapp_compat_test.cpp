@@ -127,6 +127,21 @@ TEST(RtAppClamps, UtilMinMaxAndNodesMembindAreRecordedWithANote) {
 }
 
 // One CPU under rr: phase "a" (loop -1) marks every 1 ms and phase "b" is never reached.
+// rt-app's grub-support branch asks SCHED_DEADLINE's bandwidth reclaiming per task
+// (doc/examples/deadline_reclaim-*.json there): recorded, with a note, when true.
+TEST(RtAppClamps, DlReclaimIsRecordedWithANote) {
+  const Scenario s = parse(R"({"tasks": {
+      "a": {"policy": "SCHED_DEADLINE", "dl-runtime": 100, "dl-period": 1000,
+            "dl-reclaim": true, "loop": 1, "run": 50},
+      "b": {"policy": "SCHED_DEADLINE", "dl-runtime": 100, "dl-period": 1000,
+            "dl-reclaim": false, "loop": 1, "run": 50}}})");
+  EXPECT_EQ(notes_of(s),
+            "dl-reclaim of a recorded; no effect: the deadline class does not model GRUB's "
+            "bandwidth reclaiming (SCHED_FLAG_RECLAIM)\n");
+  EXPECT_EQ(error_of(R"({"tasks": {"a": {"dl-reclaim": "yes", "run": 1}}})"),
+            "f.json: tasks.a.dl-reclaim: expected a boolean, found a string");
+}
+
 TEST(RtAppEndless, APhaseLoopOfMinusOneNeverEnds) {
   ScenarioOverrides o;
   o.policy = "rr";

@@ -97,6 +97,10 @@ class RtAppParser {
     if (!membound_.empty())
       g_.notes.push_back("nodes_membind of " + joined(membound_) +
                          " recorded; no effect: the machine model has no NUMA nodes");
+    if (!reclaiming_.empty())
+      g_.notes.push_back("dl-reclaim of " + joined(reclaiming_) +
+                         " recorded; no effect: the deadline class does not model GRUB's "
+                         "bandwidth reclaiming (SCHED_FLAG_RECLAIM)");
   }
 
  private:
@@ -244,6 +248,8 @@ class RtAppParser {
         task.taskgroup = read_taskgroup(val, kk);
       } else if (k == "nodes_membind") {
         task.nodes_membind = read_nodes(val, kk, name);
+      } else if (k == "dl-reclaim") {  // rt-app's grub-support branch: SCHED_FLAG_RECLAIM
+        if (r_.boolean(val, kk)) reclaiming_.push_back(name);
       } else if (sched.take(k, val)) {
       } else if (auto op = event_of_key(k)) {
         direct.steps.push_back(read_step(*op, val, kk, index, 0, direct.steps.size()));
@@ -558,8 +564,9 @@ class RtAppParser {
   Workload& w_;
   RtAppGlobal& g_;
   std::vector<ForkRef> forks_;
-  std::vector<std::string> groups_;              // every taskgroup named, in file order
-  std::vector<std::string> clamped_, membound_;  // who set util clamps / nodes_membind
+  std::vector<std::string> groups_;  // every taskgroup named, in file order
+  // who set util clamps / nodes_membind / dl-reclaim
+  std::vector<std::string> clamped_, membound_, reclaiming_;
 };
 
 }  // namespace
