@@ -16,6 +16,8 @@
 #include "extract/loops.h"
 #include "extract/replay_check.h"
 #include "host/ftrace_parser.h"
+#include "json/jtree.h"
+#include "machine/machine.h"
 #include "policy/registry.h"
 #include "report/ftrace_writer.h"
 #include "scenario/scenario.h"
@@ -351,6 +353,55 @@ TEST(ExtractRecorded, HackbenchThreads) {
   EXPECT_LT(duration, 1.25);
   EXPECT_GT(switches, 0.2);
   EXPECT_LT(switches, 0.45);
+}
+
+Machine shipped_machine(const std::string& name) {
+  const std::string path = std::string(SCHEDLAB_SOURCE_DIR) + "/machines/" + name;
+  return read_machine(parse_json_file(path), JsonReader(path), "", 1);
+}
+
+// machines/dev-vm.json is this VM as `schedlab calibrate` measured it. Replayed on it with
+// the costs the trace already holds left out, each task of the recorded hackbench keeps
+// its CPU time (within the 1 us of loop means); on the whole calibrated machine the
+// waker's send and the refills are paid again on top of the recorded bursts.
+TEST(ExtractRecorded, ThisHostsCalibratedMachineKeepsTheRecordedCpuTime) {
+  const Machine calibrated = shipped_machine("dev-vm.json");
+  const Machine here = replay_machine_of_this_host(calibrated, true);
+  EXPECT_EQ(here.context_switch_ns, 0);
+  EXPECT_EQ(here.shared_cache_migration_cost_ns, 0);
+  EXPECT_EQ(here.costs.wakeup_send_ns, 0);
+  EXPECT_EQ(here.costs.timer_overshoot_ns, 0);
+  EXPECT_TRUE(here.background.empty());
+  EXPECT_EQ(here.costs.wakeup_ipi_ns, calibrated.costs.wakeup_ipi_ns);
+  EXPECT_EQ(here.idle_states.size(), calibrated.idle_states.size());
+  EXPECT_EQ(here.capacity, std::vector<int>(2, 1024));
+  EXPECT_EQ(replay_machine_of_this_host(calibrated, false).background.size(),
+            calibrated.background.size());
+
+  const Recording r = read_recording(kReplay + "hackbench-threads.txt", {});
+  ReplayMachine m;
+  m.machine = here;
+  const ReplayCheck c = replay_check(r, "hackbench-threads.txt", "eevdf", m);
+  for (const ReplayRow& row : c.rows)
+    EXPECT_LE(std::abs(row.sim.cpu_ns - row.real.cpu_ns), 1000) << row.name;
+  m.machine = calibrated;
+  const ReplayCheck twice = replay_check(r, "hackbench-threads.txt", "eevdf", m);
+  EXPECT_GT(totals(twice, "").sim_cpu, totals(twice, "").real_cpu + 100000);
+}
+
+TEST(ReplayCheck, ProgramFiguresFromTheOutput) {
+  const ProgramFigures hb = program_figures(
+      "Running in threaded mode with 2 groups using 10 file descriptors each (== 20 tasks)\n"
+      "Each sender will pass 400 messages of 100 bytes\nTime: 0.146\n");
+  EXPECT_DOUBLE_EQ(hb.hackbench_time_s, 0.146);
+  EXPECT_EQ(hb.x264_frames, 0);
+  const ProgramFigures x = program_figures(
+      "x264 [info]: profile High, level 3.0\r[50.0%] 20/40 frames, 81.23 fps\n"
+      "encoded 40 frames, 77.52 fps, 6123.45 kb/s\n");
+  EXPECT_EQ(x.x264_frames, 40);
+  EXPECT_DOUBLE_EQ(x.x264_fps, 77.52);
+  EXPECT_EQ(x.hackbench_time_s, 0);
+  EXPECT_FALSE(program_figures("no figures here\nElapsed Time: 3\n").any());
 }
 
 // The committed extraction is what extract writes today, byte for byte.
