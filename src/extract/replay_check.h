@@ -3,6 +3,7 @@
 // the trace's own, as the same analyzer computes them on both sides.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "analysis/analyzer.h"
 #include "extract/extract.h"
+#include "extract/program_span.h"
 #include "machine/machine.h"
 
 namespace schedlab {
@@ -46,6 +48,7 @@ Machine replay_machine_of_this_host(Machine calibrated, bool everything_selected
 struct Recording {
   ExtractedWorkload workload;
   Metrics real;
+  std::map<std::string, Span> spans;  // of measured_programs()
 };
 Recording read_recording(const std::string& trace, const ExtractOptions& options);
 
@@ -69,6 +72,9 @@ struct ReplayCheck {
   std::string scenario;  // the extracted scenario's text
   ProgramFigures program;
   std::string program_output;  // the file the figures come from
+  // The program's span (ProgramSpans) recorded and replayed, when the figures name one.
+  Span real_span, sim_span;
+  std::map<std::string, Span> real_spans, sim_spans;  // of measured_programs()
 };
 
 // The name the simulator gives an extracted task: a forked template's first instance is
