@@ -470,6 +470,15 @@ TEST(ReplayCheck, ProgramSpanIsFirstForkToLastExit) {
   EXPECT_EQ(x264.length(), 85);
 }
 
+// machines/dev-vm-replay.json, which the reproduce part replays the recordings on as "this
+// machine", is dev-vm.json as replay-check takes this host's calibration.
+TEST(ExtractRecorded, DevVmReplayMachineIsCurrent) {
+  Machine expected = replay_machine_of_this_host(shipped_machine("dev-vm.json"), true);
+  expected.name = "dev-vm-replay";
+  EXPECT_EQ(machine_file_text(shipped_machine("dev-vm-replay.json"), ""),
+            machine_file_text(expected, ""));
+}
+
 TEST(ReplayCheck, ProgramFiguresFromTheOutput) {
   const ProgramFigures hb = program_figures(
       "Running in threaded mode with 2 groups using 10 file descriptors each (== 20 tasks)\n"
@@ -503,6 +512,31 @@ TEST(ExtractRecorded, CommittedWorkloadsAreCurrent) {
     committed << in.rdbuf();
     EXPECT_EQ(scenario_json(w, trace, ""), committed.str()) << name;
   }
+  // scenarios/replay/, which E1 D replays: the x264 extractions with the 40 frames x264
+  // reported marked at the end (extract --end-mark frames=40)
+  for (const char* name : {"x264-threads1", "x264-threads2", "x264-threads4"}) {
+    const std::string trace = std::string("tests/data/replay/") + name + ".txt";
+    ExtractOptions o;
+    o.comm_patterns = {"x264*"};
+    ExtractedWorkload w = extract_trace_file(std::string(SCHEDLAB_SOURCE_DIR) + "/" + trace, o);
+    w.end_mark = "frames";
+    w.end_mark_count = 40;
+    std::ifstream in(std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/replay/" + name + ".json");
+    std::stringstream committed;
+    committed << in.rdbuf();
+    EXPECT_EQ(scenario_json(w, trace, ""), committed.str()) << name;
+  }
+}
+
+// --end-mark's phase: the replay counts the mark once, at the first task's end.
+TEST(Extract, EndMarkIsCountedOnceInTheReplay) {
+  const Scenario s = load_scenario(kReplay + "roundtrip.json");
+  ExtractedWorkload w = extract_text(simulate_to_ftrace(s));
+  w.end_mark = "frames";
+  w.end_mark_count = 40;
+  const Metrics m = simulate_metrics(replay_scenario(w, "cfs-2.6.31"));
+  ASSERT_EQ(m.marks.count("frames"), 1u);
+  EXPECT_EQ(m.marks.at("frames").count, 40u);
 }
 
 }  // namespace
