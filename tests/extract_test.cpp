@@ -528,6 +528,28 @@ TEST(ExtractRecorded, CommittedWorkloadsAreCurrent) {
   }
 }
 
+// --cpus: every task pinned where the user says (a trace does not show affinity); the
+// replay then runs everything on CPU 1 and keeps each task's CPU time.
+TEST(Extract, CpusPinEveryTask) {
+  const Scenario s = load_scenario(kReplay + "roundtrip.json");
+  ExtractedWorkload w = extract_text(simulate_to_ftrace(s));
+  const Metrics free_run = simulate_metrics(replay_scenario(w, "cfs-2.6.31"));
+  w.cpus_of_every_task = {1};
+  const std::string text = scenario_json(w, "trace.txt", "");
+  size_t pinned = 0;
+  for (size_t at = text.find("\"cpus\": [1],"); at != std::string::npos;
+       at = text.find("\"cpus\": [1],", at + 1))
+    ++pinned;
+  EXPECT_EQ(pinned, w.tasks.size());
+  const Metrics m = simulate_metrics(replay_scenario(w, "cfs-2.6.31"));
+  ASSERT_EQ(m.per_cpu.size(), 2u);
+  EXPECT_EQ(m.per_cpu[0].busy_ns, 0);
+  EXPECT_GT(free_run.per_cpu[0].busy_ns, 0);  // unpinned, both CPUs ran
+  ASSERT_EQ(m.tasks.size(), free_run.tasks.size());
+  for (size_t i = 0; i < m.tasks.size(); ++i)
+    EXPECT_EQ(m.tasks[i].cpu_time_ns, free_run.tasks[i].cpu_time_ns) << m.tasks[i].name;
+}
+
 // --end-mark's phase: the replay counts the mark once, at the first task's end.
 TEST(Extract, EndMarkIsCountedOnceInTheReplay) {
   const Scenario s = load_scenario(kReplay + "roundtrip.json");

@@ -10,6 +10,7 @@
 #include "cli/options.h"
 #include "extract/extract.h"
 #include "host/ftrace_parser.h"
+#include "params/declared.h"
 #include "util/error.h"
 #include "util/output_file.h"
 
@@ -18,7 +19,7 @@ namespace schedlab {
 namespace {
 
 struct ExtractArgs {
-  std::string trace_file, out, machine, end_mark;
+  std::string trace_file, out, machine, end_mark, cpus;
   std::vector<std::string> comms;
   std::vector<int64_t> pids;
   double from_s = -1, to_s = -1;
@@ -52,6 +53,19 @@ int extract(const ExtractArgs& a, std::ostream& out, std::ostream& err) {
       throw InputError("", "--end-mark " + a.end_mark, "expected NAME=COUNT, COUNT > 0");
     w.end_mark = a.end_mark.substr(0, eq);
     w.end_mark_count = count;
+  }
+  if (!a.cpus.empty()) {
+    const params::Target at{a.trace_file, "--cpus " + a.cpus, "extract"};
+    params::CpuList cpus;
+    params::parse_text(at, a.cpus, {}, cpus);
+    params::check_cpus_fit(at, cpus, w.cpus);  // the trace's machine
+    if (cpus) {
+      w.cpus_of_every_task = *cpus;
+      w.notes.push_back(fmt::format(
+          "affinity: every task is pinned to the CPUs {} as given (--cpus); a trace does not "
+          "show affinity",
+          a.cpus));
+    }
   }
   const std::string text = scenario_json(w, a.trace_file, a.machine);
   if (a.out.empty() || a.out == "-") {
@@ -104,6 +118,8 @@ Command add_extract(CLI::App& parent) {
   cmd->add_option("--to", a->to_s, "end of the window, seconds from the trace's start")
       ->check(from_zero);
   cmd->add_flag("--exact", a->exact, "keep every burst (no loops)");
+  cmd->add_option("--cpus", a->cpus,
+                  "CPU list (0,1) every task is pinned to: a trace does not show affinity");
   cmd->add_option("--end-mark", a->end_mark,
                   "NAME=COUNT: the first task marks COUNT at its end (the program's own count, "
                   "as x264's frames: a sweep's marks.NAME.per_second)");

@@ -78,6 +78,9 @@ struct ExtractedWorkload {
   // marks.NAME.per_second is that count over the replay's duration. Empty: none.
   std::string end_mark;
   int64_t end_mark_count = 0;
+  // The affinity of every task (extract --cpus): a trace does not show affinity
+  // (sched_migrate_task gives the moves, not the mask). Empty: every CPU.
+  std::vector<int> cpus_of_every_task;
 };
 
 // Consumes the stream of one trace. Throws InputError (file "", key "selection"/"events")

@@ -81,6 +81,11 @@ void task_json(std::string& out, const ExtractedWorkload& w, const XTask& t, boo
   const int priority = is_rt(policy) ? std::clamp(t.rt_priority, 1, 99) : t.nice;
   out +=
       fmt::format("      \"policy\": \"{}\", \"priority\": {},\n", policy_name(policy), priority);
+  if (!w.cpus_of_every_task.empty()) {
+    std::string list;
+    for (const int c : w.cpus_of_every_task) list += (list.empty() ? "" : ", ") + std::to_string(c);
+    out += fmt::format("      \"cpus\": [{}],\n", list);
+  }
   if (!t.forked && t.delay_ns > 0)
     out += fmt::format("      \"delay\": {},\n", (t.delay_ns + kNsPerUs / 2) / kNsPerUs);
   out += "      \"phases\": {\n";
