@@ -496,11 +496,10 @@ TEST(ReplayCheck, ProgramFiguresFromTheOutput) {
 
 // The committed extraction is what extract writes today, byte for byte.
 TEST(ExtractRecorded, CommittedWorkloadsAreCurrent) {
-  const std::pair<std::string, std::string> recordings[] = {{"hackbench-threads", "hackbench*"},
-                                                            {"hackbench-processes", "hackbench*"},
-                                                            {"x264-threads1", "x264*"},
-                                                            {"x264-threads2", "x264*"},
-                                                            {"x264-threads4", "x264*"}};
+  const std::pair<std::string, std::string> recordings[] = {
+      {"hackbench-threads", "hackbench*"}, {"hackbench-processes", "hackbench*"},
+      {"x264-threads1", "x264*"},          {"x264-threads2", "x264*"},
+      {"x264-threads4", "x264*"},          {"rtapp-example4", "rt-app"}};
   for (const auto& [name, comm] : recordings) {
     const std::string trace = "tests/data/replay/" + name + ".txt";
     ExtractOptions o;
