@@ -10,7 +10,7 @@
 DEMO_PACKAGES := cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev \
                  pkg-config libtracefs-dev libtracecmd-dev libtraceevent-dev gnuplot-nox
 DEB_PACKAGES := $(DEMO_PACKAGES) libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 \
-                dbench rt-tests help2man chromium trace-cmd clang-14 libclang-rt-14-dev
+                dbench rt-tests help2man chromium trace-cmd clang-14 libclang-rt-14-dev xz-utils
 # Only for `make test-slurm` (a single-node Slurm on this machine).
 SLURM_PACKAGES := slurm-wlm munge
 BUILD := build

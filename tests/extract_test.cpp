@@ -23,6 +23,7 @@
 #include "report/ftrace_writer.h"
 #include "scenario/scenario.h"
 #include "sim/simulate.h"
+#include "temp_dir.h"
 #include "util/error.h"
 
 namespace schedlab {
@@ -492,6 +493,32 @@ TEST(ReplayCheck, ProgramFiguresFromTheOutput) {
   EXPECT_DOUBLE_EQ(x.x264_fps, 77.52);
   EXPECT_EQ(x.hackbench_time_s, 0);
   EXPECT_FALSE(program_figures("no figures here\nElapsed Time: 3\n").any());
+}
+
+// tbench 1 against tbench_srv over loopback, 1 s (tests/data/replay/tbench1.txt.xz, 23 MB
+// of trace, so committed compressed and decompressed here with xz; skipped without it).
+// Measured with --softirq-wakers and tbench's threads selected, under eevdf on a flat
+// machine: CPU time within 5 us per task (loop means over ~15000 repetitions), the run
+// 1409.7 ms recorded against 1409.4 ms replayed; tbench_srv's voluntary switches 27529
+// against 26668. Bounds with a margin.
+TEST(ExtractRecorded, TbenchCompressed) {
+  const test::TempDir dir;
+  const std::string trace = dir.file("tbench1.txt");
+  const std::string command =
+      "xz -dc '" + kReplay + "tbench1.txt.xz' > '" + trace + "' 2>/dev/null";
+  if (std::system(command.c_str()) != 0) GTEST_SKIP() << "xz (xz-utils) is not installed";
+  ExtractOptions o;
+  o.comm_patterns = {"tbench*"};
+  o.softirq_wakers = true;
+  const ReplayCheck c = replay_check(trace, o, "eevdf", std::nullopt);
+  ASSERT_EQ(c.rows.size(), 4u);
+  for (const ReplayRow& r : c.rows)
+    EXPECT_LE(std::abs(r.sim.cpu_ns - r.real.cpu_ns), 20000) << r.name;
+  const double duration =
+      static_cast<double>(c.sim_duration_ns) / static_cast<double>(c.real_duration_ns);
+  EXPECT_GT(duration, 0.95);
+  EXPECT_LT(duration, 1.05);
+  EXPECT_GE(c.workload.edges.size(), 1u);
 }
 
 // The committed extraction is what extract writes today, byte for byte.
