@@ -4,15 +4,14 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
-#include <sstream>
 
 #include "host/ftrace_parser.h"
 #include "scenario/scenario.h"
 #include "sim/simulate.h"
 #include "util/error.h"
+#include "util/input_file.h"
 
 namespace schedlab {
 
@@ -134,11 +133,9 @@ ProgramFigures program_figures(const std::string& output) {
 
 void read_program_output(const std::string& trace, ReplayCheck& c) {
   const std::string path = trace + ".out";
-  std::ifstream in(path);
-  if (!in) return;
-  std::stringstream text;
-  text << in.rdbuf();
-  c.program = program_figures(text.str());
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return;
+  c.program = program_figures(read_input_file(path));  // a regular file, size-checked
   if (!c.program.any()) return;
   c.program_output = path;
   const std::string program = c.program.x264_frames > 0 ? "x264" : "hackbench";
