@@ -6,12 +6,13 @@
 # What the demo needs (the schedlab binary and gnuplot for its plots), then the rest:
 # tests, benchmarks, the host programs, the man page, the headless browser of the
 # report test, trace-cmd and KernelShark's library and sched plugin (which open the trace.dat
-# schedlab writes), clang and its sanitizer and libFuzzer runtimes for the sanitizer build.
+# schedlab writes), clang and its sanitizer and libFuzzer runtimes for the sanitizer build,
+# xz (the compressed tbench recording of the replay tests).
 DEMO_PACKAGES := cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev \
                  pkg-config libtracefs-dev libtracecmd-dev libtraceevent-dev gnuplot-nox
 DEB_PACKAGES := $(DEMO_PACKAGES) libgtest-dev libgmock-dev libbenchmark-dev rt-app x264 \
                 dbench rt-tests help2man chromium trace-cmd libkshark-dev libjson-c-dev \
-                kernelshark clang-14 libclang-rt-14-dev
+                kernelshark clang-14 libclang-rt-14-dev xz-utils
 # Only for `make test-slurm` (a single-node Slurm on this machine).
 SLURM_PACKAGES := slurm-wlm munge
 BUILD := build

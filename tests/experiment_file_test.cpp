@@ -151,6 +151,13 @@ TEST(ExperimentFile, TheShippedExperiments) {
   EXPECT_EQ(e2[0].repeat, 5);
   EXPECT_EQ(e2[0].policies[1], "cfs-2.6.32:START_DEBIT=0");
   EXPECT_FALSE(experiment_parts("E1", true, dir)[0].published_csv.empty());
+  // E1's replays of the recorded x264 (docs/replay.md) run in full only: `all --quick` is
+  // unchanged by them
+  const std::vector<ExperimentPart> e1 = experiment_parts("E1", false, dir);
+  ASSERT_EQ(e1.size(), 7u);
+  EXPECT_EQ(e1[3].scenario, "replay/x264-threads1.json");
+  EXPECT_EQ(e1[6].axes.size(), 2u);
+  for (std::size_t k = 3; k < 7; ++k) EXPECT_FALSE(e1[k].in_quick) << e1[k].id;
   EXPECT_TRUE(experiment_parts("E4", true, dir)[5].quick_sets.empty());  // the movie in full
 }
 

@@ -62,6 +62,9 @@ TEST(Sweep, RangesAndListsExpand) {
   EXPECT_THROW(parse_axis("/workload/threads="), InputError);
   EXPECT_THROW(parse_axis("/workload/threads=1..4:0"), InputError);
   EXPECT_THROW(parse_axis("threads=1..4"), InputError);
+  // not a range: what precedes ".." is no integer (a machine file's path)
+  EXPECT_EQ(parse_axis("/machine=../m/a.json,../m/b.json").values,
+            (std::vector<std::string>{"../m/a.json", "../m/b.json"}));
   const PolicySpec p = parse_policy_spec("cfs-2.6.32:START_DEBIT=0:sched_latency_ns=4000000");
   EXPECT_EQ(p.policy, "cfs-2.6.32");
   EXPECT_EQ(p.params.size(), 2u);

@@ -10,6 +10,7 @@
 #include "cli/options.h"
 #include "extract/extract.h"
 #include "host/ftrace_parser.h"
+#include "params/declared.h"
 #include "util/error.h"
 #include "util/output_file.h"
 
@@ -18,7 +19,7 @@ namespace schedlab {
 namespace {
 
 struct ExtractArgs {
-  std::string trace_file, out, machine;
+  std::string trace_file, out, machine, end_mark, cpus;
   std::vector<std::string> comms;
   std::vector<int64_t> pids;
   double from_s = -1, to_s = -1;
@@ -42,7 +43,30 @@ int extract(const ExtractArgs& a, std::ostream& out, std::ostream& err) {
   o.softirq_wakers = a.softirq;
   o.tolerance_percent = a.tolerance;
   FtraceStats stats;
-  const ExtractedWorkload w = extract_trace_file(a.trace_file, o, &stats);
+  ExtractedWorkload w = extract_trace_file(a.trace_file, o, &stats);
+  if (!a.end_mark.empty()) {
+    const auto eq = a.end_mark.find('=');
+    char* end = nullptr;
+    const long long count =
+        eq == std::string::npos ? 0 : std::strtoll(a.end_mark.c_str() + eq + 1, &end, 10);
+    if (eq == std::string::npos || eq == 0 || end == nullptr || *end != '\0' || count <= 0)
+      throw InputError("", "--end-mark " + a.end_mark, "expected NAME=COUNT, COUNT > 0");
+    w.end_mark = a.end_mark.substr(0, eq);
+    w.end_mark_count = count;
+  }
+  if (!a.cpus.empty()) {
+    const params::Target at{a.trace_file, "--cpus " + a.cpus, "extract"};
+    params::CpuList cpus;
+    params::parse_text(at, a.cpus, {}, cpus);
+    params::check_cpus_fit(at, cpus, w.cpus);  // the trace's machine
+    if (cpus) {
+      w.cpus_of_every_task = *cpus;
+      w.notes.push_back(fmt::format(
+          "affinity: every task is pinned to the CPUs {} as given (--cpus); a trace does not "
+          "show affinity",
+          a.cpus));
+    }
+  }
   const std::string text = scenario_json(w, a.trace_file, a.machine);
   if (a.out.empty() || a.out == "-") {
     out << text;
@@ -94,6 +118,11 @@ Command add_extract(CLI::App& parent) {
   cmd->add_option("--to", a->to_s, "end of the window, seconds from the trace's start")
       ->check(from_zero);
   cmd->add_flag("--exact", a->exact, "keep every burst (no loops)");
+  cmd->add_option("--cpus", a->cpus,
+                  "CPU list (0,1) every task is pinned to: a trace does not show affinity");
+  cmd->add_option("--end-mark", a->end_mark,
+                  "NAME=COUNT: the first task marks COUNT at its end (the program's own count, "
+                  "as x264's frames: a sweep's marks.NAME.per_second)");
   cmd->add_flag("--softirq-wakers", a->softirq,
                 "a wake-up in soft-interrupt context is the interrupted task's (loopback "
                 "networking; a timer softirq would give a false edge)");

@@ -3,12 +3,17 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <memory>
 
 #include "cli/command.h"
 #include "extract/replay_check.h"
+#include "host/calibration.h"
 #include "host/host_machine.h"
+#include "host/user_dirs.h"
+#include "json/jtree.h"
 #include "machine/machine.h"
+#include "util/input_file.h"
 
 namespace schedlab {
 
@@ -21,18 +26,62 @@ struct ReplayCheckArgs {
   bool exact = false, host = false, softirq = false;
 };
 
+// This host's calibrated machine (the file `schedlab calibrate` caches, as compare reads
+// it) when the trace was recorded here, with the costs the trace already holds taken out
+// (replay_machine_of_this_host). An ftrace text names no host: a trace is taken to be
+// this host's when its CPU count is this host's and the calibration's.
+ReplayMachine default_machine(int trace_cpus, bool everything_selected) {
+  ReplayMachine m;
+  const int here = host_machine().cpus;
+  std::string why;
+  const std::string path = cached_machine_path(&why);
+  const std::optional<std::string> text =
+      path.empty() ? std::nullopt : read_cache_file(path, max_input_bytes());
+  if (text && trace_cpus == here) {
+    const Machine calibrated = read_machine(parse_json(*text, path), JsonReader(path),
+                                            std::filesystem::path(path).parent_path().string(), 1);
+    if (calibrated.cpus == here) {
+      m.machine = replay_machine_of_this_host(calibrated, everything_selected);
+      m.which = fmt::format(
+          "{} (this host's calibration; the switch, send, refill, co-run and timer overshoot "
+          "costs left out, as the trace holds them{})",
+          path, everything_selected ? "; no background: the trace's other tasks are replayed" : "");
+      return m;
+    }
+  }
+  m.which = fmt::format(
+      "a flat machine of the trace's {} CPUs, no costs ({})", trace_cpus,
+      trace_cpus != here ? fmt::format("this host has {} CPUs: recorded elsewhere", here)
+      : !text            ? std::string("no calibration of this host: run `schedlab calibrate`")
+                         : std::string("the calibration is for another CPU count"));
+  return m;
+}
+
 int replay_check_cmd(const ReplayCheckArgs& a, std::ostream& out, std::ostream& err) {
   ExtractOptions o;
   o.comm_patterns = a.comms;
   o.pids = a.pids;
   o.exact = a.exact;
   o.softirq_wakers = a.softirq;
-  const std::string policy = a.policy.empty() ? model_for_kernel(host_kernel_release()) : a.policy;
-  std::optional<Machine> machine;
-  if (a.host) machine = host_machine();
-  const ReplayCheck c = replay_check(a.trace_file, o, policy, machine, a.machine);
+  const std::string release = host_kernel_release();
+  const std::string policy = a.policy.empty() ? model_for_kernel(release) : a.policy;
+  const Recording r = read_recording(a.trace_file, o);
+  ReplayMachine machine;
+  if (!a.machine.empty()) {
+    machine.file = a.machine;
+    machine.which = a.machine + " (as given)";
+  } else if (a.host) {
+    machine.machine = host_machine();
+    machine.which = "this host's topology and HZ, no costs (--host)";
+  } else {
+    machine = default_machine(r.workload.cpus, a.comms.empty() && a.pids.empty());
+  }
+  ReplayCheck c = replay_check(r, a.trace_file, policy, machine);
+  read_program_output(a.trace_file, c);
   for (const std::string& n : c.workload.notes) err << "schedlab: note: " << n << "\n";
   out << a.trace_file << ": ";
+  if (a.policy.empty())
+    c.policy += fmt::format(" (the model of the running kernel, Linux {})", release);
   print_replay_check(c, out);
   return 0;
 }
@@ -47,8 +96,10 @@ Command add_replay_check(CLI::App& parent) {
   cmd->add_option("trace_file", a->trace_file, "a trace analyze reads")->required();
   cmd->add_option("--policy", a->policy,
                   "simulated scheduler (default: the model of the running kernel)");
-  cmd->add_option("--machine", a->machine,
-                  "machine file (default: a flat machine of the trace's CPU count)");
+  cmd->add_option(
+      "--machine", a->machine,
+      "machine file (default: this host's calibrated machine for a trace recorded here, "
+      "else a flat machine of the trace's CPU count)");
   cmd->add_flag("--host", a->host, "simulate this machine's topology (host_machine)");
   cmd->add_option("--comm", a->comms, "select threads by name pattern (as extract)");
   cmd->add_option("--pid", a->pids, "select a thread or thread group (as extract)");

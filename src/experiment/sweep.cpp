@@ -59,8 +59,9 @@ Axis parse_axis(const std::string& text) {
   a.pointer = text.substr(0, eq);
   const std::string values = text.substr(eq + 1);
   if (values.empty()) throw InputError("", key, "an empty list of values");
+  // a range starts with an integer: a list's value may hold ".." (a machine file's path)
   const auto dots = values.find("..");
-  if (dots != std::string::npos) {
+  if (dots != std::string::npos && to_int(values.substr(0, dots))) {
     std::string hi_text = values.substr(dots + 2), step_text = "1";
     if (const auto colon = hi_text.find(':'); colon != std::string::npos) {
       step_text = hi_text.substr(colon + 1);

@@ -73,6 +73,14 @@ struct ExtractedWorkload {
   std::vector<XTask> tasks;
   std::vector<XEdge> edges;
   std::vector<std::string> notes;  // what could not be represented and how it was approximated
+  // A mark the first task makes at its program's end (extract --end-mark): the program's
+  // own count of its work as it printed it (x264's frames), so that a sweep's
+  // marks.NAME.per_second is that count over the replay's duration. Empty: none.
+  std::string end_mark;
+  int64_t end_mark_count = 0;
+  // The affinity of every task (extract --cpus): a trace does not show affinity
+  // (sched_migrate_task gives the moves, not the mask). Empty: every CPU.
+  std::vector<int> cpus_of_every_task;
 };
 
 // Consumes the stream of one trace. Throws InputError (file "", key "selection"/"events")

@@ -5,11 +5,13 @@
 
 #include <filesystem>
 #include <map>
+#include <regex>
 
 #include "host/ftrace_parser.h"
 #include "scenario/scenario.h"
 #include "sim/simulate.h"
 #include "util/error.h"
+#include "util/input_file.h"
 
 namespace schedlab {
 
@@ -36,6 +38,36 @@ std::string ratio(double real, double sim) {
   return real > 0 ? fmt::format("{:.3f}", sim / real) : "-";
 }
 
+// The program's own figures beside the replay's, over the program's span (its first
+// thread's fork to its last exit; the whole run in a recording also holds the recorder):
+// hackbench's Time against the replayed span; x264's fps against its frame count over the
+// replayed span. The spans' own ratio comes first: the figures' ratios also hold what the
+// program's clock leaves out of its span (x264 times its encoding only).
+void print_program_figures(const ReplayCheck& c, std::ostream& out) {
+  if (!c.program.any()) return;
+  const double real_s = static_cast<double>(c.real_span.length()) / 1e9;
+  const double sim_s = static_cast<double>(c.sim_span.length()) / 1e9;
+  const std::string program = c.program.x264_frames > 0 ? "x264" : "hackbench";
+  out << fmt::format("\n{}'s figures ({}):\n", program, c.program_output);
+  out << fmt::format("{:<24} {:>10.3f} {:>10.3f} {:>6}   (first fork to last exit)\n",
+                     program + "'s span ms", real_s * 1e3, sim_s * 1e3, ratio(real_s, sim_s));
+  if (c.program.hackbench_time_s > 0)
+    out << fmt::format("{:<24} {:>10.3f} {:>10.3f} {:>6}   (sim: the replayed span)\n",
+                       "hackbench Time s", c.program.hackbench_time_s, sim_s,
+                       ratio(c.program.hackbench_time_s, sim_s));
+  if (c.program.x264_frames > 0) {
+    const double frames = static_cast<double>(c.program.x264_frames);
+    const double real_fps = real_s > 0 ? frames / real_s : 0;
+    const double sim_fps = sim_s > 0 ? frames / sim_s : 0;
+    out << fmt::format("{:<24} {:>10.2f} {:>10.2f} {:>6}   (sim: {} frames / the replayed span)\n",
+                       "x264 fps", c.program.x264_fps, sim_fps, ratio(c.program.x264_fps, sim_fps),
+                       c.program.x264_frames);
+    out << fmt::format(
+        "{:<24} {:>10.2f} {:>10.2f} {:>6}   (x264's clock times its encoding only)\n",
+        "x264 fps over the span", real_fps, sim_fps, ratio(real_fps, sim_fps));
+  }
+}
+
 }  // namespace
 
 std::string replayed_name(const XTask& t) {
@@ -53,31 +85,100 @@ std::vector<ReplaySide> replay_figures(const ExtractedWorkload& w, const Metrics
   return out;
 }
 
-ReplayCheck replay_check(const std::string& trace, const ExtractOptions& options,
-                         const std::string& policy, const std::optional<Machine>& machine,
-                         const std::string& machine_file) {
-  ReplayCheck c;
+Machine replay_machine_of_this_host(Machine m, bool everything_selected) {
+  m.context_switch_ns = 0;  // in the bursts: the trace's switch-out is the next one's switch-in
+  m.migration_cost_ns = 0;  // refills, the send and co-run slowdown: in the CPU time
+  m.shared_cache_migration_cost_ns = 0;
+  m.costs.wakeup_send_ns = 0;
+  m.costs.wakeup_refill_ns = 0;
+  m.costs.shared_cache_slowdown = 0;
+  m.costs.smt_slowdown = 0;
+  m.costs.timer_overshoot_ns = 0;                 // in a sleep's observed length
+  if (everything_selected) m.background.clear();  // the trace's other tasks are in the workload
+  // A burst's ns are work units at capacity 1024, and this host is the reference: its
+  // CPUs run the recorded bursts in the time they took.
+  m.capacity.assign(static_cast<size_t>(m.cpus), 1024);
+  return m;
+}
+
+Recording read_recording(const std::string& trace, const ExtractOptions& options) {
   WorkloadExtractor extractor(options);
   Analyzer real;
-  SinkList both;
-  both.add(&extractor);
-  both.add(&real);
+  ProgramSpans spans(measured_programs());
+  SinkList all;
+  all.add(&extractor);
+  all.add(&real);
+  all.add(&spans);
   FtraceOptions read;
   read.wakers = true;
   read.softirq_wakers = options.softirq_wakers;
-  parse_trace_file(trace, both, {}, read);
-  c.workload = extractor.result(trace);
+  parse_trace_file(trace, all, {}, read);
+  return {extractor.result(trace), real.metrics(), spans.spans()};
+}
+
+ProgramFigures program_figures(const std::string& output) {
+  ProgramFigures f;
+  std::smatch m;
+  // hackbench (rt-tests): "Time: 0.146"
+  static const std::regex time(R"((^|\n)Time: ([0-9]+(\.[0-9]+)?))");
+  if (std::regex_search(output, m, time)) f.hackbench_time_s = std::stod(m[2]);
+  // x264's summary: "encoded 40 frames, 98.77 fps, 13456.12 kb/s"
+  static const std::regex frames(R"(encoded ([0-9]+) frames, ([0-9]+(\.[0-9]+)?) fps)");
+  if (std::regex_search(output, m, frames)) {
+    f.x264_frames = std::stoll(m[1]);
+    f.x264_fps = std::stod(m[2]);
+  }
+  return f;
+}
+
+void read_program_output(const std::string& trace, ReplayCheck& c) {
+  const std::string path = trace + ".out";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return;
+  c.program = program_figures(read_input_file(path));  // a regular file, size-checked
+  if (!c.program.any()) return;
+  c.program_output = path;
+  const std::string program = c.program.x264_frames > 0 ? "x264" : "hackbench";
+  if (const auto it = c.real_spans.find(program); it != c.real_spans.end())
+    c.real_span = it->second;
+  if (const auto it = c.sim_spans.find(program); it != c.sim_spans.end()) c.sim_span = it->second;
+}
+
+ReplayCheck replay_check(const std::string& trace, const ExtractOptions& options,
+                         const std::string& policy, const std::optional<Machine>& machine,
+                         const std::string& machine_file) {
+  ReplayMachine m;
+  m.machine = machine;
+  m.file = machine_file;
+  return replay_check(read_recording(trace, options), trace, policy, m);
+}
+
+ReplayCheck replay_check(const Recording& r, const std::string& trace, const std::string& policy,
+                         const ReplayMachine& machine) {
+  ReplayCheck c;
+  c.workload = r.workload;
   c.scenario =
       scenario_json(c.workload, trace,
-                    machine_file.empty() ? "" : std::filesystem::absolute(machine_file).string());
+                    machine.file.empty() ? "" : std::filesystem::absolute(machine.file).string());
   Scenario s = scenario_from_text(c.scenario, trace + " (extracted)");
-  if (machine) s.machine = *machine;
+  if (machine.machine) s.machine = *machine.machine;
   s.policy = policy;
   c.policy = policy;
   c.cpus = s.machine.cpus;
+  c.machine = !machine.which.empty() ? machine.which
+              : machine.machine      ? machine.machine->name
+              : !machine.file.empty()
+                  ? machine.file
+                  : fmt::format("a flat machine of the trace's {} CPUs, no costs", c.cpus);
   Analyzer sim;
-  in_scenario(s.file, [&] { return simulate(s, sim, SimulationOptions{}); });
-  const Metrics& rm = real.metrics();
+  ProgramSpans sim_spans(measured_programs());
+  SinkList both;
+  both.add(&sim);
+  both.add(&sim_spans);
+  in_scenario(s.file, [&] { return simulate(s, both, SimulationOptions{}); });
+  c.real_spans = r.spans;
+  c.sim_spans = sim_spans.spans();
+  const Metrics& rm = r.real;
   std::map<std::string, const TaskMetrics*> real_by_name;
   for (const TaskMetrics& t : rm.tasks) real_by_name[t.name] = &t;
   const std::vector<ReplaySide> sims = replay_figures(c.workload, sim.metrics());
@@ -97,8 +198,9 @@ ReplayCheck replay_check(const std::string& trace, const ExtractOptions& options
 }
 
 void print_replay_check(const ReplayCheck& c, std::ostream& out) {
-  out << fmt::format("replayed under {} on {} CPUs: {} tasks, {} wake-up edges\n\n", c.policy,
-                     c.cpus, c.rows.size(), c.workload.edges.size());
+  out << fmt::format("replayed under {} on {} CPUs: {} tasks, {} wake-up edges\n", c.policy, c.cpus,
+                     c.rows.size(), c.workload.edges.size());
+  out << "machine: " << c.machine << "\n\n";
   out << fmt::format(
       "{:<24} {:>10} {:>10} {:>6}  {:>7} {:>7}  {:>7} {:>7}  {:>8} {:>8}  {:>8} {:>8}\n", "task",
       "cpu ms", "sim", "ratio", "vol sw", "sim", "invol", "sim", "wake p50", "sim", "p99 us",
@@ -122,6 +224,7 @@ void print_replay_check(const ReplayCheck& c, std::ostream& out) {
       "{:<24} {:>10.3f} {:>10.3f} {:>6}   (duration, ms)\n", "run", ms(c.real_duration_ns),
       ms(c.sim_duration_ns),
       ratio(static_cast<double>(c.real_duration_ns), static_cast<double>(c.sim_duration_ns)));
+  print_program_figures(c, out);
 }
 
 }  // namespace schedlab

@@ -59,7 +59,8 @@ std::string step_json(const ExtractedWorkload& w, const XStep& s) {
   return {};
 }
 
-void task_json(std::string& out, const ExtractedWorkload& w, const XTask& t, bool last) {
+void task_json(std::string& out, const ExtractedWorkload& w, const XTask& t, bool first,
+               bool last) {
   out += fmt::format(
       "    /* pid {} tgid {}: {} ns of CPU in {} bursts, {} wake-ups by selected "
       "threads, {} sleeps",
@@ -80,16 +81,27 @@ void task_json(std::string& out, const ExtractedWorkload& w, const XTask& t, boo
   const int priority = is_rt(policy) ? std::clamp(t.rt_priority, 1, 99) : t.nice;
   out +=
       fmt::format("      \"policy\": \"{}\", \"priority\": {},\n", policy_name(policy), priority);
+  if (!w.cpus_of_every_task.empty()) {
+    std::string list;
+    for (const int c : w.cpus_of_every_task) list += (list.empty() ? "" : ", ") + std::to_string(c);
+    out += fmt::format("      \"cpus\": [{}],\n", list);
+  }
   if (!t.forked && t.delay_ns > 0)
     out += fmt::format("      \"delay\": {},\n", (t.delay_ns + kNsPerUs / 2) / kNsPerUs);
   out += "      \"phases\": {\n";
   std::vector<XPhase> phases = t.phases;
   if (phases.empty()) phases.push_back({1, {{XStep::Kind::kRun, 0, 0, false}}});
+  const bool mark = first && !w.end_mark.empty();
   for (size_t p = 0; p < phases.size(); ++p) {
     out += fmt::format("        \"p{}\": {{\"loop\": {}", p, phases[p].loop);
     for (const XStep& s : phases[p].steps) out += ",\n          " + step_json(w, s);
-    out += p + 1 < phases.size() ? "},\n" : "}\n";
+    out += p + 1 < phases.size() || mark ? "},\n" : "}\n";
   }
+  if (mark)
+    out += fmt::format(
+        "        /* --end-mark: the program's own count, not in the trace */\n"
+        "        \"p{}\": {{\"loop\": 1,\n          \"mark\": {{\"ref\": {}, \"count\": {}}}}}\n",
+        phases.size(), quoted(w.end_mark), w.end_mark_count);
   out += last ? "      }\n    }\n" : "      }\n    },\n";
 }
 
@@ -109,7 +121,7 @@ std::string scenario_json(const ExtractedWorkload& w, const std::string& source,
   out += "  \"global\": {\"duration\": -1},\n";
   out += "  \"tasks\": {\n";
   for (size_t i = 0; i < w.tasks.size(); ++i)
-    task_json(out, w, w.tasks[i], i + 1 == w.tasks.size());
+    task_json(out, w, w.tasks[i], i == 0, i + 1 == w.tasks.size());
   out += "  }\n}\n";
   return out;
 }
