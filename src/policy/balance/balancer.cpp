@@ -260,7 +260,9 @@ inline Balancer::GroupStats Balancer::group_stats(const CpuMask& group, bool loc
 }
 
 // The same figures for a group of one CPU, read without walking its mask: its balance_cpu
-// is the CPU itself, and its spread (max - min) is zero.
+// is the CPU itself, and its spread (max - min) is zero, never above twice a load per task
+// (>= 0), so the spread is left unset (min_cpu_load INT64_MAX: find_busiest_group skips
+// the group-imbalance test, which could only be false).
 inline Balancer::GroupStats Balancer::cpu_stats(CpuId c, bool local, int idx, const CpuMask& cpus,
                                                 bool* sd_idle) {
   GroupStats s;
@@ -273,10 +275,6 @@ inline Balancer::GroupStats Balancer::cpu_stats(CpuId c, bool local, int idx, co
   s.load = load;
   s.nr_running = running;
   s.weighted_load = q.weight;
-  if (rules_.group_imbalance && !local) {
-    s.max_cpu_load = s.min_cpu_load = load;
-    s.avg_per_task_sum = q.nr_running ? q.weight / q.nr_running : rules_.empty_load_per_task;
-  }
   return s;
 }
 
