@@ -1,12 +1,17 @@
 // The one balancer over a hand-made class: two CPUs, one domain of two single-CPU groups
 // (power 1024 each, imbalance_pct 125, load index 0), and CPU 1 going idle. The rules of
-// two releases give different pulls from the same queues, computed by hand below.
+// two releases give different pulls from the same queues, computed by hand below. Then
+// the walk that reads groups of one CPU as CPU numbers against the walk over their masks,
+// on random queues.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <map>
 #include <vector>
 
 #include "policy/balance/balancer.h"
+#include "util/rng.h"
 
 namespace schedlab {
 namespace {
@@ -24,19 +29,21 @@ class ToyQueues final : public balance::MovableTasks {
     std::vector<Task*> tasks;  // in the order the balancer should try them
   };
   explicit ToyQueues(int cpus) : queues_(static_cast<size_t>(cpus)) {}
-  void add(CpuId cpu, Task& t) {
+  void add(CpuId cpu, Task& t, int64_t weight = 1024) {
     Queue& q = queues_[cpu];
     q.tasks.push_back(&t);
-    q.weight += 1024;
+    q.weight += weight;
     ++q.nr_running;
     t.cpu = cpu;
+    weights_[&t] = weight;
   }
   void move(Task& t, CpuId to) {
     Queue& from = queues_[t.cpu];
+    const int64_t weight = weights_[&t];
     std::erase(from.tasks, &t);
-    from.weight -= 1024;
+    from.weight -= weight;
     --from.nr_running;
-    add(to, t);
+    add(to, t, weight);
   }
   const Queue& queue(CpuId cpu) const { return queues_[cpu]; }
 
@@ -48,12 +55,13 @@ class ToyQueues final : public balance::MovableTasks {
   MovePass move_from(CpuId cpu, MovePass pass) override {
     const std::vector<Task*> tasks = queues_[cpu].tasks;  // a pull changes the list
     for (Task* t : tasks)
-      if (!pass.visit({t, 1024, 0, t->on_cpu, false, false, 0})) break;
+      if (!pass.visit({t, weights_.at(t), 0, t->on_cpu, false, false, 0})) break;
     return pass;
   }
 
  private:
   std::vector<Queue> queues_;
+  std::map<const Task*, int64_t> weights_;
 };
 
 class ToyContext final : public SchedContext {
@@ -70,7 +78,9 @@ class ToyContext final : public SchedContext {
     queues_->move(t, to);
     pulled.push_back(t.name);
   }
+  void set_now(Time t) { now_ = t; }
   void run(CpuId cpu, Task* t) {
+    if (cpu_curr_[cpu]) cpu_curr_[cpu]->on_cpu = false;
     cpu_curr_[cpu] = t;
     idle_cpus_.set(static_cast<size_t>(cpu), t == nullptr);
     if (t) t->on_cpu = true;
@@ -151,6 +161,110 @@ TEST(Balancer, AnRtTaskRunningCountsInNrRunningFrom2631) {
     EXPECT_EQ(m.ctx.pulled,
               count_other_classes ? std::vector<std::string>{"B"} : std::vector<std::string>{});
   }
+}
+
+// One random run of the balancer's hooks on a machine of `cpus` CPUs (flat, or SMT pairs
+// under caches of 8), with random task weights, running tasks and pinned tasks; the log
+// has every pull, fork placement and queue length, in order.
+std::vector<std::string> random_balancing(uint64_t seed, int cpus, bool smt, int rules_kind,
+                                          bool cpu_numbers, int* pulls) {
+  Rng rng(seed);
+  Machine machine = make_machine(cpus);
+  if (smt)
+    for (CpuId c = 0; c < cpus; ++c) {
+      machine.core_of[c] = c / 2;
+      machine.llc_of[c] = c / 8;
+    }
+  balance::Rules rules;
+  if (rules_kind == 1) {  // 2.6.32's differences
+    rules.group_power = balance::GroupPower::kSumOfCpus;
+    rules.round_capacity = true;
+    rules.prefer_sibling = true;
+  } else if (rules_kind == 2) {  // 2.6.22's
+    rules.group_imbalance = false;
+    rules.small_imbalance_2622 = true;
+    rules.lb_bias = false;
+    rules.newidle_2622 = true;
+  }
+  std::vector<balance::DomainTemplate> levels = balance::sibling_mc_cpu_levels(
+      balance::kSdLoadBalance | balance::kSdBalanceNewidle | balance::kSdBalanceFork |
+      (rules_kind == 1 ? balance::kSdPreferSibling : 0u));
+  for (balance::DomainTemplate& t : levels) {  // every load index, busy CPUs balancing often
+    t.busy_idx = static_cast<int>(rng.below(3));
+    t.idle_idx = static_cast<int>(rng.below(3));
+    t.newidle_idx = static_cast<int>(rng.below(3));
+    t.forkexec_idx = static_cast<int>(rng.below(3));
+    t.busy_factor = 1 + static_cast<int>(rng.below(2));
+  }
+  ToyQueues queues(cpus);
+  ToyContext ctx(machine, queues);
+  balance::Balancer balancer(rules, levels);
+  balancer.attach(ctx, queues);
+  balancer.set_cpu_number_groups(cpu_numbers);
+  std::deque<Task> tasks;
+  const int64_t weights[] = {1024, 1024, 335, 3121, 15, 88761};
+  for (int i = 0; i < cpus * 3 / 2; ++i) {
+    Task& t = tasks.emplace_back();
+    t.id = static_cast<TaskId>(i);
+    t.name = fmt::format("t{}", i);
+    t.runnable = true;
+    t.allowed = all_cpus(cpus);
+    if (rng.below(5) == 0) {  // pinned to a few CPUs
+      t.allowed.reset();
+      for (int k = 0; k < 3; ++k) t.allowed.set(rng.below(static_cast<uint64_t>(cpus)));
+    }
+    t.nr_cpus_allowed = static_cast<int>(t.allowed.count());
+    // Crowded on the low CPUs, so that there is something to balance.
+    const auto cpu = static_cast<CpuId>(rng.below(static_cast<uint64_t>(cpus / 3)));
+    queues.add(cpu, t, weights[rng.below(6)]);
+  }
+  std::vector<std::string> log;
+  Time now = 0;
+  for (int step = 0; step < 600; ++step) {
+    now += static_cast<Time>(rng.below(3'000'000));
+    ctx.set_now(now);
+    const auto cpu = static_cast<CpuId>(rng.below(static_cast<uint64_t>(cpus)));
+    const auto& q = queues.queue(cpu).tasks;
+    switch (rng.below(5)) {
+      case 0:  // the CPU runs its first queued task, or idles
+        ctx.run(cpu, q.empty() ? nullptr : q.front());
+        break;
+      case 1:
+        if (ctx.curr(cpu)) balancer.tick(cpu);
+        break;
+      case 2:
+        if (!ctx.curr(cpu)) balancer.idle_balance(cpu);
+        break;
+      case 3: {
+        Task& t = tasks[rng.below(tasks.size())];
+        log.push_back(fmt::format("fork {} -> {}", t.name, balancer.balance_fork(t, cpu)));
+        break;
+      }
+      default:
+        balancer.active_balance(cpu);
+    }
+    for (const std::string& name : ctx.pulled) log.push_back(fmt::format("pulled {}", name));
+    *pulls += static_cast<int>(ctx.pulled.size());
+    ctx.pulled.clear();
+    log.push_back(fmt::format("{}: {}", cpu, queues.queue(cpu).nr_running));
+  }
+  return log;
+}
+
+// The CPU-number walk (the lowest level's groups, and on the flat machine every level's)
+// gives the mask walk's pulls and placements, event for event.
+TEST(Balancer, GroupsOfOneCpuReadAsCpuNumbersBalanceAsTheirMasks) {
+  int pulls = 0;
+  for (uint64_t seed = 1; seed <= 24; ++seed) {
+    const int cpus = seed % 3 == 0 ? 300 : 40;  // 300: masks past the 256 inline CPUs
+    const bool smt = seed % 2 == 0;
+    const int rules_kind = static_cast<int>(seed / 2 % 3);
+    int unused = 0;
+    EXPECT_EQ(random_balancing(seed, cpus, smt, rules_kind, true, &pulls),
+              random_balancing(seed, cpus, smt, rules_kind, false, &unused))
+        << "seed " << seed;
+  }
+  EXPECT_GT(pulls, 500);  // the runs balance
 }
 
 }  // namespace

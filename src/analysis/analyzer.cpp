@@ -15,6 +15,9 @@ void Analyzer::begin(const RunInfo& info) {
   cpus_.assign(info.cpus, CpuTrack{});
   m_.per_cpu.resize(info.cpus);
   for (int c = 0; c < info.cpus; ++c) m_.per_cpu[c].id = c;
+  tracks_.reserve(info.tasks_at_start);
+  m_.tasks.reserve(info.tasks_at_start);
+  outside_workload_.reserve(info.tasks_at_start);
 }
 
 void Analyzer::task_created(const TaskInfo& t) {

@@ -95,6 +95,9 @@ struct RunInfo {
   std::vector<std::string> mark_names;
   // Names of the objects a kBlock event's arg indexes, per BlockReason.
   std::vector<std::vector<std::string>> block_object_names;
+  // How many tasks start at time 0 (0: not known), for a sink to reserve its per-task
+  // storage: 100,000 tasks' rows grown one task at a time were moved ~17 times each.
+  size_t tasks_at_start = 0;
 };
 
 class EventSink {

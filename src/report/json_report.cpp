@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string_view>
+#include <type_traits>
 
 #include "report/json_text.h"
 #include "report/program_units.h"
@@ -31,56 +34,131 @@ ordered_json percentile_block(const LatencyStats& s) {
 // Stands for the tasks array in the tree; no task name can produce it (it is not a name).
 constexpr const char* kTasksPlaceholder = "\x01tasks\x01";
 
+// Appends text to a string through a buffer on the stack, a few hundred bytes at a time:
+// 100,000 tasks' rows are millions of short pieces, and a std::string append per piece
+// (with fmt::format_to parsing "{}" for every number) was most of a large run's time.
+class Appender {
+ public:
+  explicit Appender(std::string& out) : out_(out) {}
+  Appender(const Appender&) = delete;
+  Appender& operator=(const Appender&) = delete;
+  ~Appender() { flush(); }
+  void text(std::string_view s) {
+    if (s.size() > kSize - n_) {
+      flush();
+      if (s.size() > kSize) {
+        out_.append(s);
+        return;
+      }
+    }
+    std::memcpy(buf_ + n_, s.data(), s.size());
+    n_ += s.size();
+  }
+  void spaces(int count) {
+    for (auto left = static_cast<size_t>(count); left > 0;) {
+      if (n_ == kSize) flush();
+      const size_t k = std::min(left, kSize - n_);
+      std::memset(buf_ + n_, ' ', k);
+      n_ += k;
+      left -= k;
+    }
+  }
+  // As fmt's "{}" writes it: std::to_chars gives an integer the same digits.
+  template <typename T>
+  void number(T value) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (kSize - n_ < 24) flush();
+      n_ = static_cast<size_t>(std::to_chars(buf_ + n_, buf_ + kSize, value).ptr - buf_);
+    } else {
+      flush();
+      fmt::format_to(std::back_inserter(out_), "{}", value);
+    }
+  }
+  // ",\n" (unless first), `indent` spaces, then "key": , in one copy into the buffer.
+  void member(bool first, int indent, std::string_view key) {
+    const size_t need = 2 + static_cast<size_t>(indent) + key.size() + 4;
+    if (need > kSize - n_) flush();
+    if (need > kSize) {  // never for this file's keys and indents
+      if (!first) text(",\n");
+      spaces(indent);
+      text("\"");
+      text(key);
+      text("\": ");
+      return;
+    }
+    char* p = buf_ + n_;
+    if (!first) {
+      *p++ = ',';
+      *p++ = '\n';
+    }
+    std::memset(p, ' ', static_cast<size_t>(indent));
+    p += indent;
+    *p++ = '"';
+    std::memcpy(p, key.data(), key.size());
+    p += key.size();
+    *p++ = '"';
+    *p++ = ':';
+    *p++ = ' ';
+    n_ = static_cast<size_t>(p - buf_);
+  }
+  void flush() {
+    out_.append(buf_, n_);
+    n_ = 0;
+  }
+
+ private:
+  static constexpr size_t kSize = 512;
+  std::string& out_;
+  char buf_[kSize];
+  size_t n_ = 0;
+};
+
 // nlohmann's dump(2) layout, for the members of one object at `indent` spaces: each
 // member on its own line, `"key": value`, separated by commas.
 class ObjectWriter {
  public:
-  ObjectWriter(std::string& out, int indent) : out_(out), indent_(indent) { out_ += "{\n"; }
+  ObjectWriter(Appender& out, int indent) : out_(out), indent_(indent) { out_.text("{\n"); }
   template <typename T>
-  void number(const char* key, T value) {
+  void number(std::string_view key, T value) {
     open(key);
-    fmt::format_to(std::back_inserter(out_), "{}", value);
+    out_.number(value);
   }
-  void raw(const char* key, const std::string& text) {
+  void raw(std::string_view key, const std::string& text) {
     open(key);
-    out_ += text;
+    out_.text(text);
   }
-  ObjectWriter object(const char* key) {
+  ObjectWriter object(std::string_view key) {
     open(key);
     return ObjectWriter(out_, indent_ + 2);
   }
   template <typename T>
-  void numbers(const char* key, const std::vector<T>& values) {
+  void numbers(std::string_view key, const std::vector<T>& values) {
     open(key);
     if (values.empty()) {
-      out_ += "[]";
+      out_.text("[]");
       return;
     }
-    out_ += "[\n";
+    out_.text("[\n");
     for (size_t i = 0; i < values.size(); ++i) {
-      out_.append(static_cast<size_t>(indent_ + 4), ' ');
-      fmt::format_to(std::back_inserter(out_), "{}", values[i]);
-      out_ += i + 1 < values.size() ? ",\n" : "\n";
+      out_.spaces(indent_ + 4);
+      out_.number(values[i]);
+      out_.text(i + 1 < values.size() ? ",\n" : "\n");
     }
-    out_.append(static_cast<size_t>(indent_ + 2), ' ');
-    out_ += ']';
+    out_.spaces(indent_ + 2);
+    out_.text("]");
   }
   void close() {
-    out_ += '\n';
-    out_.append(static_cast<size_t>(indent_), ' ');
-    out_ += '}';
+    out_.text("\n");
+    out_.spaces(indent_);
+    out_.text("}");
   }
 
  private:
-  void open(const char* key) {
-    out_ += first_ ? "" : ",\n";
+  void open(std::string_view key) {
+    out_.member(first_, indent_ + 2, key);
     first_ = false;
-    out_.append(static_cast<size_t>(indent_ + 2), ' ');
-    out_ += '"';
-    out_ += key;
-    out_ += "\": ";
   }
-  std::string& out_;
+  Appender& out_;
   int indent_;
   bool first_ = true;
 };
@@ -97,8 +175,9 @@ void write_tasks(std::ostream& os, const std::vector<TaskMetrics>& tasks, int cp
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TaskMetrics& t = tasks[i];
     out.clear();
-    out.append(4, ' ');
-    ObjectWriter tj(out, 4);
+    Appender text(out);
+    text.spaces(4);
+    ObjectWriter tj(text, 4);
     tj.raw("name", json_string(t.name));
     tj.number("tid", t.tid);
     tj.number("cpu_time_ns", t.cpu_time_ns);
@@ -147,7 +226,8 @@ void write_tasks(std::ostream& os, const std::vector<TaskMetrics>& tasks, int cp
     timer.number("slack_mean_ns", n ? slack_sum / n : 0);
     timer.close();
     tj.close();
-    out += i + 1 < tasks.size() ? ",\n" : "\n";
+    text.text(i + 1 < tasks.size() ? ",\n" : "\n");
+    text.flush();
     os << out;
   }
   os << "  ]";

@@ -29,7 +29,7 @@ struct EngineOptions {
   bool check_invariants = false;
   std::string policy_name;
   int max_live_tasks = kDefaultMaxLiveTasks;  // a fork past it ends the run (WorkloadError)
-  std::string generator;  // RunInfo::generator
+  std::string generator;                      // RunInfo::generator
 };
 
 struct EngineResult {
@@ -96,6 +96,7 @@ class Engine final : public SchedContext {
     Exec& operator[](TaskId id) { return *items_[static_cast<size_t>(id)]; }
     const Exec& operator[](TaskId id) const { return *items_[static_cast<size_t>(id)]; }
     Exec& emplace_back() { return *items_.emplace_back(std::make_unique<Exec>()); }
+    void reserve(size_t n) { items_.reserve(n); }
 
    private:
     std::vector<std::unique_ptr<Exec>> items_;

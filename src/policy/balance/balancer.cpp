@@ -118,14 +118,23 @@ int Balancer::find_idlest_group(const Domain& sd, const Task& p, CpuId this_cpu,
   int64_t min_load = INT64_MAX, this_load = 0;
   const int64_t imbalance = 100 + (sd.t.imbalance_pct - 100) / 2;
   const GroupList& list = *sd.list;
+  const std::vector<CpuId>* single = cpu_numbers(list);
   for (size_t g = 0; g < sd.group_count(); ++g) {
     const size_t at = sd.list_index(g);
-    const CpuMask& group = list.masks[at];
-    if (!group.intersects(p.allowed)) continue;
-    const bool local = group.test(static_cast<size_t>(this_cpu));
     int64_t avg_load = 0;
-    for_each_cpu(group,
-                 [&](CpuId i) { avg_load += local ? source_load(i, idx) : target_load(i, idx); });
+    bool local;
+    if (single) {
+      const CpuId c = (*single)[at];
+      if (!p.allowed.test(static_cast<size_t>(c))) continue;
+      local = c == this_cpu;
+      avg_load = local ? source_load(c, idx) : target_load(c, idx);
+    } else {
+      const CpuMask& group = list.masks[at];
+      if (!group.intersects(p.allowed)) continue;
+      local = group.test(static_cast<size_t>(this_cpu));
+      for_each_cpu(group,
+                   [&](CpuId i) { avg_load += local ? source_load(i, idx) : target_load(i, idx); });
+    }
     avg_load = avg_load * kLoadScale / list.power[at];
     if (local) {
       this_load = avg_load;
@@ -250,6 +259,25 @@ inline Balancer::GroupStats Balancer::group_stats(const CpuMask& group, bool loc
   return s;
 }
 
+// The same figures for a group of one CPU, read without walking its mask: its balance_cpu
+// is the CPU itself, and its spread (max - min) is zero, never above twice a load per task
+// (>= 0), so the spread is left unset (min_cpu_load INT64_MAX: find_busiest_group skips
+// the group-imbalance test, which could only be false).
+inline Balancer::GroupStats Balancer::cpu_stats(CpuId c, bool local, int idx, const CpuMask& cpus,
+                                                bool* sd_idle) {
+  GroupStats s;
+  s.balance_cpu = local ? c : kNoCpu;
+  if (!cpus.test(static_cast<size_t>(c))) return s;
+  const QueueLoad q = queue_load(c);
+  const int running = q.nr_running + other_classes_running(c);
+  if (*sd_idle && running) *sd_idle = false;
+  const int64_t load = local ? target_load(c, idx, q.weight) : source_load(c, idx, q.weight);
+  s.load = load;
+  s.nr_running = running;
+  s.weighted_load = q.weight;
+  return s;
+}
+
 // 2.6.32: the level below has SD_PREFER_SIBLING, so each of this level's groups should
 // hold one task before spilling.
 bool Balancer::prefers_sibling(CpuId this_cpu, const Domain& sd) const {
@@ -322,11 +350,20 @@ int Balancer::find_busiest_group(CpuId this_cpu, Domain& sd, IdleType idle, cons
   int64_t total_load = 0, total_pwr = 0, busiest_nr_running = 0;
   int busiest = -1, this_group = -1;
   bool group_imb_busiest = false;
+  const std::vector<CpuId>* single = cpu_numbers(*sd.list);
   for (size_t g = 0; g < sd.group_count(); ++g) {
     const size_t at = sd.list_index(g);
-    const CpuMask& group = sd.list->masks[at];
-    const bool local = group.test(static_cast<size_t>(this_cpu));
-    const GroupStats s = group_stats(group, local, idx, cpus, sd_idle);
+    bool local;
+    GroupStats s;
+    if (single) {
+      const CpuId c = (*single)[at];
+      local = c == this_cpu;
+      s = cpu_stats(c, local, idx, cpus, sd_idle);
+    } else {
+      const CpuMask& group = sd.list->masks[at];
+      local = group.test(static_cast<size_t>(this_cpu));
+      s = group_stats(group, local, idx, cpus, sd_idle);
+    }
     // Only one CPU of the local group balances this domain.
     if (idle != IdleType::kNewlyIdle && local && s.balance_cpu != this_cpu && balance) {
       *balance = false;

@@ -121,6 +121,9 @@ class Balancer {
   // The migration thread's active_load_balance(), before the CPU picks (balance).
   void active_balance(CpuId cpu);
 
+  // Off: groups of one CPU are walked as masks too (the tests compare the two walks).
+  void set_cpu_number_groups(bool on) { cpu_number_groups_ = on; }
+
  private:
   // struct rq's balancing part
   struct CpuState {
@@ -161,6 +164,13 @@ class Balancer {
   // Inlined: find_busiest_group() calls it for every group of a domain.
   [[gnu::always_inline]] GroupStats group_stats(const CpuMask& group, bool local, int load_idx,
                                                 const CpuMask& cpus, bool* sd_idle);
+  // group_stats() of a group that is the one CPU c.
+  [[gnu::always_inline]] GroupStats cpu_stats(CpuId c, bool local, int load_idx,
+                                              const CpuMask& cpus, bool* sd_idle);
+  // The groups' CPUs when every group of the list is one CPU (and the walk may use them).
+  const std::vector<CpuId>* cpu_numbers(const GroupList& list) const {
+    return cpu_number_groups_ && !list.cpu_of.empty() ? &list.cpu_of : nullptr;
+  }
   bool prefers_sibling(CpuId this_cpu, const Domain& sd) const;
   bool fix_small_imbalance(const Figures& f, CpuId this_cpu, int64_t* imbalance) const;
   bool calculate_imbalance(const Figures& f, CpuId this_cpu, int64_t* imbalance) const;
@@ -186,6 +196,7 @@ class Balancer {
   std::vector<LoadRef> loads_;  // per CPU
   std::vector<CpuState> cpus_;
   int64_t ilb_jiffy_ = -1;  // the last jiffy idle CPUs were balanced for
+  bool cpu_number_groups_ = true;
 };
 
 }  // namespace schedlab::balance

@@ -1,5 +1,6 @@
 #include "policy/balance/domains.h"
 
+#include <algorithm>
 #include <map>
 
 namespace schedlab::balance {
@@ -180,6 +181,10 @@ std::vector<std::vector<Domain>> build_domains(const Machine& m,
     for (const CpuMask& span : here.spans) {
       GroupList list = groups_of(span, child, group_of);
       set_group_power(list, li, levels, built, cpu_power, power);
+      if (std::all_of(list.masks.begin(), list.masks.end(),
+                      [](const CpuMask& g) { return g.count() == 1; }))
+        for (const CpuMask& g : list.masks)
+          list.cpu_of.push_back(static_cast<CpuId>(g.find_first()));
       const auto shared = std::make_shared<const GroupList>(std::move(list));
       for_each_cpu(span, [&](CpuId cpu) {
         Domain& d = built[cpu].emplace_back();

@@ -73,6 +73,10 @@ void switch_domain_flag(std::vector<DomainTemplate>& levels, uint32_t flag, bool
 struct GroupList {
   std::vector<CpuMask> masks;
   std::vector<int64_t> power;  // cpu_power per group, SCHED_LOAD_SCALE = one CPU
+  // When every group is one CPU (the lowest level, or above levels that degenerated), the
+  // CPU of each group, so that a walk over the groups reads CPUs without scanning masks
+  // (a flat 1,024-CPU machine's top level has 1,024 of them); empty otherwise.
+  std::vector<CpuId> cpu_of;
 };
 
 // One CPU's domain at one level, with its balancing state.
