@@ -120,7 +120,8 @@ EngineResult Engine::run() {
                              workload_.counters.names,
                              workload_.spinlocks.names,
                              workload_.spinlocks.names,
-                             workload_.semaphores.names};
+                             workload_.semaphores.names,
+                             workload_.lwlocks.names};
   sink_.begin(info);
   start_static_tasks();
   process_rescheds();
