@@ -1,6 +1,7 @@
 // PostgreSQL 8.4's LWLocks (src/sim/lwlock.h) and s_lock's adaptive spins_per_delay
 // (engine_program.cpp), on hand-computed schedules.
 #include "sim/lwlock.h"
+#include "util/error.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -212,6 +213,21 @@ TEST(OltpLwLocks, ReadOnlyCommitTakesNoneAndTheOldModelStaysReachable) {
   EXPECT_EQ(lwlock_ops(R"(, "read_only": true)"), 10 * 8 + 4 * 12);
   EXPECT_EQ(lwlock_ops(R"(, "lwlocks": false)"), 0);
   EXPECT_EQ(lwlock_ops(R"(, "variant": "mysql")"), 0);
+}
+
+// Bad input names the file and the key; misuse at run time is a workload error.
+TEST(LwLock, BadModeAndReleaseWithoutHoldAreRefused) {
+  try {
+    scenario_from_text(
+        R"({"tasks": {"t": {"loop": 1, "lwlock_acquire": {"ref": "L", "mode": "shard"}}}})",
+        "f.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("f.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("lwlock_acquire.mode"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(run_text(scenario(1, R"("tasks": {"t": {"loop": 1, "lwlock_release": "L"}}})")),
+               WorkloadError);
 }
 
 }  // namespace
