@@ -354,23 +354,35 @@ TEST(Scenarios, EveryShippedScenarioCompletesUnderEveryPolicy) {
 // One client, one read-write transaction, one CPU: sysbench 0.4's complex transaction
 // (sb_oltp.c @df31f67) makes 21 round trips (BEGIN, 10 point selects, 4 range queries, 5
 // writes: index update, non-index update, the extra index update, delete, insert;
-// COMMIT), each 20 us of client work, then the server's locks (1 us each, WAL 5 us) and
-// query work: BEGIN 1 + 10, point 1 + 1 + 50, range 1 + 1 + 200, write 1 + 1 + 5 + 100,
-// COMMIT 5 + 1 + 50 us. All in sequence: 420 + 11 + 520 + 808 + 535 + 56 = 2350 us, 19
-// read/write requests. Read-only drops the writes: 16 round trips, 14 requests, 1715 us.
-// simple: one point select, 20 + 52 = 72 us.
+// COMMIT), each 20 us of client work, then the server's locks and query work.
+// The earlier model (`lwlocks: false`), locks 1 us each, WAL 5 us: BEGIN 1 + 10, point
+// 1 + 1 + 50, range 1 + 1 + 200, write 1 + 1 + 5 + 100, COMMIT 5 + 1 + 50 us. All in
+// sequence: 420 + 11 + 520 + 808 + 535 + 56 = 2350 us, 19 read/write requests. Read-only
+// drops the writes: 16 round trips, 14 requests, 1715 us. simple: one point select, 72 us.
+// With 8.4's LWLocks (the default), each LWLock section is its hold plus 2 x 100 ns under
+// its mutex (acquire, release): a point select 8 sections of 1 us (9.6 us), a range 12
+// (14.4); UPDATE k 7 sections (8.4) and 3 page changes of 1.2 (lookup) + 0.2 + 1 + 5.2
+// (the WAL record) = 7.6 each (31.2); UPDATE c and DELETE 6 + 1 change (14.8); the extra
+// UPDATE k 30.0 (no XidGenLock); INSERT 2 + 3 changes (25.2); COMMIT 5.2 + 5.2 + 1.2 + 1.2
+// (12.8). Locks 96 + 57.6 + 116 + 12.8 = 282.4 us on top of 420 + 10 + 500 + 800 + 500 + 50
+// = 2280 us of query work: 2562.4 us; read-only 1680 + 153.6 = 1833.6 us; simple 79.6 us.
 TEST(Oltp, ATransactionMakesExactlyTheExpectedRoundTrips) {
-  for (const auto& [mode, read_only, queries, requests, duration] :
-       {std::tuple{"complex", false, 21u, 19u, 2'350'000},
-        std::tuple{"complex", true, 16u, 14u, 1'715'000},
-        std::tuple{"simple", false, 1u, 1u, 72'000}}) {
+  for (const auto& [mode, read_only, lwlocks, queries, requests, duration] :
+       {std::tuple{"complex", false, false, 21u, 19u, 2'350'000},
+        std::tuple{"complex", true, false, 16u, 14u, 1'715'000},
+        std::tuple{"simple", false, false, 1u, 1u, 72'000},
+        std::tuple{"complex", false, true, 21u, 19u, 2'562'400},
+        std::tuple{"complex", true, true, 16u, 14u, 1'833'600},
+        std::tuple{"simple", false, true, 1u, 1u, 79'600}}) {
     const RunOutput r = run_text(fmt::format(R"({{"machine": {{"cpus": 1}}, "workload": {{
-        "generator": "oltp", "clients": 1, "transactions": 1, "mode": "{}", "read_only": {}}}}})",
-                                             mode, read_only ? "true" : "false"));
+        "generator": "oltp", "clients": 1, "transactions": 1, "mode": "{}", "read_only": {},
+        "lwlocks": {}}}}})",
+                                             mode, read_only, lwlocks));
     EXPECT_EQ(r.metrics.marks.at("queries").count, queries) << mode;
     EXPECT_EQ(r.metrics.marks.at("read_write_requests").count, requests) << mode;
     EXPECT_EQ(r.metrics.marks.at("transactions").count, 1u);
-    EXPECT_EQ(r.metrics.duration_ns, duration) << mode << " read_only " << read_only;
+    EXPECT_EQ(r.metrics.duration_ns, duration)
+        << mode << " read_only " << read_only << " lwlocks " << lwlocks;
   }
 }
 

@@ -54,6 +54,8 @@ const char* block_reason_name(BlockReason r) {
       return "spin_block";
     case BlockReason::kSemaphore:
       return "semaphore";
+    case BlockReason::kLwLock:
+      return "lwlock";
   }
   return "?";
 }

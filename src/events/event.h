@@ -47,7 +47,8 @@ enum class BlockReason : uint8_t {
   kProgress,
   kSpinSleep,
   kSpinBlock,
-  kSemaphore
+  kSemaphore,
+  kLwLock  // queued on a PostgreSQL LWLock, asleep on its semaphore
 };
 
 const char* event_type_name(EventType t);

@@ -218,6 +218,13 @@ struct Waitable {
   // The waiter stops waiting (woken, or told to stop): it leaves the queue if still in.
   void forget(const Waiter* w) { std::erase(waiters, w); }
 };
+// PostgreSQL 8.4's LWLock (sim/lwlock.h has the rules and their source): its state under
+// `m` (on the host the program's spin_lock of the LWLock's mutex guards the step, and `m`
+// the state), waiters queued in order, each on its own futex word; `need` is the mode.
+struct LwLock : Waitable {
+  int exclusive = 0, shared = 0;
+  bool release_ok = true;
+};
 struct Barrier : Waitable {
   int arrived = 0;
   uint64_t generation = 0;
@@ -260,6 +267,7 @@ class Runner {
     suspends_ = std::vector<SuspendQueue>(w_.suspend_queues.size());
     counters_ = std::vector<Counter>(w_.counters.size());
     semaphores_ = std::vector<Semaphore>(w_.semaphores.size());
+    lwlocks_ = std::vector<LwLock>(w_.lwlocks.size());
     for (size_t i = 0; i < semaphores_.size() && i < w_.semaphore_initial.size(); ++i)
       semaphores_[i].value = w_.semaphore_initial[i];
     spinlocks_ = std::vector<SpinLock>(w_.spinlocks.size());
@@ -388,6 +396,7 @@ class Runner {
     for (auto& x : counters_) v.push_back(&x);
     for (auto& x : semaphores_) v.push_back(&x);
     for (auto& x : spinlocks_) v.push_back(&x);
+    for (auto& x : lwlocks_) v.push_back(&x);
     return v;
   }
 
@@ -602,6 +611,10 @@ class Runner {
         return spin_lock(t, s);
       case Op::kSpinUnlock:
         return spin_unlock(s.object);
+      case Op::kLwLockAcquire:
+        return lwlock_acquire(t, s);
+      case Op::kLwLockRelease:
+        return lwlock_release(s);
       case Op::kAdvance:
         return advance(s.object, s.amount);
       case Op::kWaitProgress:
@@ -756,6 +769,46 @@ class Runner {
     return !stop_;
   }
 
+  // 8.4's LWLockAcquire: the mutex spinlock (held by the step before) is let go as the state
+  // is decided; a waiter sleeps on its own word and, woken, tries again (no hand-off). On
+  // the host the retry takes only `m`, not the mutex spinlock again.
+  bool lwlock_acquire(Thread& t, const Step& s) {
+    LwLock& l = lwlocks_[s.object];
+    const bool exclusive = s.amount == static_cast<int64_t>(LwLockMode::kExclusive);
+    std::unique_lock<std::mutex> g(l.m);
+    spin_unlock(w_.lwlock_mutex[static_cast<size_t>(s.object)]);
+    for (bool retry = false;; retry = true) {
+      if (retry) l.release_ok = true;
+      if (exclusive ? l.exclusive == 0 && l.shared == 0 : l.exclusive == 0) {
+        ++(exclusive ? l.exclusive : l.shared);
+        return true;
+      }
+      Waiter w;
+      w.need = s.amount;
+      if (!wait_alone(t, l, w, g)) return false;
+      g.lock();
+    }
+  }
+
+  // 8.4's LWLockRelease: once the lock is free (and releaseOK), the head alone if it wants
+  // exclusive, else the run of shared waiters at the head.
+  bool lwlock_release(const Step& s) {
+    LwLock& l = lwlocks_[s.object];
+    Wakeups wakeups;  // after the lock (declared first, destroyed last)
+    std::lock_guard<std::mutex> g(l.m);
+    spin_unlock(w_.lwlock_mutex[static_cast<size_t>(s.object)]);
+    --(l.exclusive > 0 ? l.exclusive : l.shared);
+    if (l.waiters.empty() || l.exclusive != 0 || l.shared != 0 || !l.release_ok) return true;
+    const int64_t kShared = static_cast<int64_t>(LwLockMode::kShared);
+    const bool head_exclusive = l.waiters.front()->need != kShared;
+    do {
+      wakeups.serve(l.waiters.front());
+      l.waiters.pop_front();
+    } while (!head_exclusive && !l.waiters.empty() && l.waiters.front()->need == kShared);
+    l.release_ok = false;
+    return true;
+  }
+
   // A post serves the waiters in order of arrival, handing each what it needs, while it
   // covers the first one's need (the simulator's rule).
   bool sem_post(int32_t object, int64_t amount) {
@@ -887,6 +940,7 @@ class Runner {
   std::vector<SuspendQueue> suspends_;
   std::vector<Counter> counters_;
   std::vector<Semaphore> semaphores_;
+  std::vector<LwLock> lwlocks_;
   std::vector<SpinLock> spinlocks_;
   std::vector<SharedTimer> timers_;
   std::vector<std::atomic<int>> fork_counts_;

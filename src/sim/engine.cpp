@@ -120,7 +120,8 @@ EngineResult Engine::run() {
                              workload_.counters.names,
                              workload_.spinlocks.names,
                              workload_.spinlocks.names,
-                             workload_.semaphores.names};
+                             workload_.semaphores.names,
+                             workload_.lwlocks.names};
   for (const TaskSpec& spec : workload_.tasks)
     if (spec.delay_ns <= 0) info.tasks_at_start += static_cast<size_t>(spec.instances);
   execs_.reserve(info.tasks_at_start);

@@ -84,6 +84,9 @@ class Engine final : public SchedContext {
     // spinlock acquisition in progress
     int spin_yields = 0, spin_sleeps = 0;
     Time spin_delay = 0;
+    bool spin_contended = false;  // this acquisition went through s_lock's spin loop
+    int spins_per_delay = 100;    // PostgreSQL 8.4 s_lock's per-backend count (adaptive)
+    bool lwlock_retry = false;    // woken from an LWLock queue: 8.4's `retry`
     std::vector<std::pair<int32_t, Time>> unique_timers;  // timer id, next expiry
     CpuMask pending_allowed;
     SchedSettings pending_sched;
@@ -208,6 +211,9 @@ class Engine final : public SchedContext {
   StepResult step_wait_progress(Task& t, const Step& s);
   StepResult step_sem_post(CpuId cpu, Task& t, const Step& s);
   StepResult step_sem_wait(Task& t, const Step& s);
+  StepResult step_lwlock_acquire(Task& t, Exec& x, const Step& s);
+  StepResult step_lwlock_release(CpuId cpu, Task& t, const Step& s);
+  void check_lwlock_mutex(const Task& t, const Step& s) const;
   void wake_all(const std::vector<TaskId>& waiters, CpuId cpu, const Task& waker);
   bool next_step(Task& t, Exec& x);    // false: the task stopped (exit or requeue)
   bool enter_phase(Task& t, Exec& x);  // false: attributes change first

@@ -179,6 +179,11 @@ Engine::StepResult Engine::execute_step(CpuId cpu, Task& t, Exec& x, const Step&
       return step_sem_post(cpu, t, s);
     case Op::kSemWait:
       return step_sem_wait(t, s);
+    case Op::kLwLockAcquire:
+      --x.step;  // done only once the lock is taken
+      return step_lwlock_acquire(t, x, s);
+    case Op::kLwLockRelease:
+      return step_lwlock_release(cpu, t, s);
   }
   return StepResult::kContinue;
 }
@@ -250,14 +255,23 @@ void Engine::wake_all(const std::vector<TaskId>& waiters, CpuId cpu, const Task&
 // Take the spinlock if it is free, else spin (a CPU burst), or give up at once.
 Engine::StepResult Engine::step_spin_lock(CpuId cpu, Task& t, Exec& x, const Step& s) {
   SpinLockState& lock = sync_.spinlocks[s.object];
+  const SpinLockConfig& cfg = workload_.spin_configs[s.amount];
   if (lock.owner == kNoTask) lock.owner = t.id;
   if (lock.owner == t.id) {
     ++x.step;
+    // PostgreSQL 8.4 s_lock.c (REL8_4_STABLE @da22ea6dc964, lines 146-156; the bounds
+    // at 89-90): once s_lock has the lock, a backend that got
+    // it without sleeping spins longer next time (+100, at most MAX_SPINS_PER_DELAY 1000),
+    // one that slept spins a little less (-1, at least MIN_SPINS_PER_DELAY 10). An
+    // uncontended S_LOCK (its first TAS succeeds) never calls s_lock and adapts nothing.
+    if (cfg.tas_round_ns > 0 && x.spin_contended)
+      x.spins_per_delay = x.spin_sleeps == 0 ? std::min(x.spins_per_delay + 100, 1000)
+                                             : std::max(x.spins_per_delay - 1, 10);
+    x.spin_contended = false;
     x.spin_yields = x.spin_sleeps = 0;
     x.spin_delay = 0;
     return StepResult::kContinue;
   }
-  const SpinLockConfig& cfg = workload_.spin_configs[s.amount];
   // The holder is runnable but off its CPU: the lock stays held for its whole wait.
   if (const Task& holder = tasks_[lock.owner]; holder.runnable && !holder.on_cpu) {
     Exec& hx = execs_[holder.id];
@@ -266,12 +280,16 @@ Engine::StepResult Engine::step_spin_lock(CpuId cpu, Task& t, Exec& x, const Ste
       emit({now_, EventType::kHolderPreempted, 0, cpu, holder.id, t.id, s.object, 0});
     }
   }
-  if (cfg.spin_ns == 0) {
+  x.spin_contended = true;
+  // 8.4 spins spins_per_delay TAS + PAUSE rounds before each sleep (the cost of one round
+  // is the config's assumption); the other policies spin a fixed time.
+  const Time spin = cfg.tas_round_ns > 0 ? x.spins_per_delay * cfg.tas_round_ns : cfg.spin_ns;
+  if (spin == 0) {
     spin_attempt_failed(cpu, t, x);
     return StepResult::kStop;
   }
   x.burst = Burst::kSpin;
-  x.spin_left = cfg.spin_ns;
+  x.spin_left = spin;
   lock.spinners.push_back(t.id);
   return StepResult::kBurst;  // the step is done once the lock is ours
 }
@@ -447,6 +465,57 @@ void Engine::spin_attempt_failed(CpuId cpu, Task& t, Exec& x) {
   sleep_until(t, now_ + delay, BlockReason::kSpinSleep);
 }
 
+// An LWLock step runs with the LWLock's mutex spinlock held (lwlock_steps.h).
+void Engine::check_lwlock_mutex(const Task& t, const Step& s) const {
+  const int32_t mutex = workload_.lwlock_mutex[static_cast<size_t>(s.object)];
+  if (sync_.spinlocks[mutex].owner != t.id)
+    throw WorkloadError(fmt::format(
+        "task {} does {} on LWLock '{}' without holding its spinlock '{}'", t.name, op_name(s.op),
+        workload_.lwlocks.names[s.object], workload_.spinlocks.names[mutex]));
+}
+
+// One pass of 8.4's LWLockAcquire loop (sim/lwlock.h). x.step is this step's index. A
+// waiter that must wait queues, releases the mutex and sleeps (blocked, no CPU) until a
+// release wakes it; it then resumes at its spin_lock of the mutex and tries again.
+Engine::StepResult Engine::step_lwlock_acquire(Task& t, Exec& x, const Step& s) {
+  check_lwlock_mutex(t, s);
+  const int32_t mutex = workload_.lwlock_mutex[static_cast<size_t>(s.object)];
+  const bool got = lwlock_try_acquire(sync_.lwlocks[s.object], t.id,
+                                      static_cast<LwLockMode>(s.amount), x.lwlock_retry);
+  if (got) {
+    ++x.step;
+    x.lwlock_retry = false;
+    spin_unlock(t, mutex);
+    return StepResult::kContinue;
+  }
+  const std::vector<Step>& steps = x.spec->phases[x.phase].steps;
+  size_t retry = x.step;
+  while (retry > 0 && !(steps[retry - 1].op == Op::kSpinLock && steps[retry - 1].object == mutex))
+    --retry;
+  if (retry == 0)
+    throw WorkloadError(fmt::format("task {}: lwlock_acquire of '{}' follows no spin_lock of '{}'",
+                                    t.name, workload_.lwlocks.names[s.object],
+                                    workload_.spinlocks.names[mutex]));
+  x.step = retry - 1;
+  x.lwlock_retry = true;
+  spin_unlock(t, mutex);
+  block(t, BlockReason::kLwLock, s.object);
+  return StepResult::kStop;
+}
+
+// 8.4's LWLockRelease (sim/lwlock.h): the state change under the mutex, the mutex
+// released, then the chosen waiters' semaphores posted.
+Engine::StepResult Engine::step_lwlock_release(CpuId cpu, Task& t, const Step& s) {
+  check_lwlock_mutex(t, s);
+  std::vector<TaskId> woken;
+  if (!lwlock_release(sync_.lwlocks[s.object], t.id, woken))
+    throw WorkloadError(fmt::format("task {} releases LWLock '{}', which it does not hold", t.name,
+                                    workload_.lwlocks.names[s.object]));
+  spin_unlock(t, workload_.lwlock_mutex[static_cast<size_t>(s.object)]);
+  for (TaskId id : woken) wake(tasks_[id], WakeInfo{WakeKind::kWakeup, cpu, false}, t.id);
+  return StepResult::kContinue;
+}
+
 std::string Engine::describe_wait(const Task& t) const {
   const Exec& x = execs_[t.id];
   const int32_t o = x.block_object;
@@ -472,6 +541,8 @@ std::string Engine::describe_wait(const Task& t) const {
     case BlockReason::kSemaphore:
       return fmt::format("{} waits on semaphore '{}' (holds {})", t.name,
                          workload_.semaphores.names[o], sync_.semaphores[o].value);
+    case BlockReason::kLwLock:
+      return fmt::format("{} waits for LWLock '{}'", t.name, workload_.lwlocks.names[o]);
     default:
       return fmt::format("{} sleeps", t.name);
   }

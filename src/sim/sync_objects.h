@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/lwlock.h"
 #include "util/types.h"
 #include "workload/program.h"
 
@@ -60,7 +61,8 @@ struct SyncObjects {
         counters(w.counters.size()),
         timers(w.timers.size()),
         spinlocks(w.spinlocks.size()),
-        semaphores(w.semaphores.size()) {
+        semaphores(w.semaphores.size()),
+        lwlocks(w.lwlocks.size()) {
     for (size_t i = 0; i < w.semaphore_initial.size() && i < semaphores.size(); ++i)
       semaphores[i].value = w.semaphore_initial[i];
   }
@@ -73,6 +75,7 @@ struct SyncObjects {
   std::vector<TimerState> timers;
   std::vector<SpinLockState> spinlocks;
   std::vector<SemaphoreState> semaphores;
+  std::vector<LwLockState> lwlocks;
 };
 
 }  // namespace schedlab

@@ -52,6 +52,10 @@ const char* op_name(Op op) {
       return "wait_progress";
     case Op::kMark:
       return "mark";
+    case Op::kLwLockAcquire:
+      return "lwlock_acquire";
+    case Op::kLwLockRelease:
+      return "lwlock_release";
   }
   return "?";
 }

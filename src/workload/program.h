@@ -37,7 +37,14 @@ enum class Op : uint8_t {
   kMark,          // count `amount` application events (frames, transactions)
   kSemPost,       // add `amount` to a counting semaphore (a message sent, buffer space freed)
   kSemWait,       // take `amount` from a semaphore, blocking until it holds that much
+  // PostgreSQL 8.4's LWLock (src/sim/lwlock.h), `amount` its LwLockMode. Each follows a
+  // spin_lock of the LWLock's mutex spinlock (workload lwlock_mutex) and releases it;
+  // append_lwlock_acquire/release (workload/lwlock_steps.h) write the sequence.
+  kLwLockAcquire,
+  kLwLockRelease,
 };
+
+enum class LwLockMode : uint8_t { kShared = 0, kExclusive = 1 };
 
 const char* op_name(Op op);
 
@@ -60,10 +67,14 @@ enum class SpinFallback : uint8_t { kSleep, kBlock };
 
 // Defaults: the sleep schedule is PostgreSQL 8.x s_lock.c (MIN_DELAY_USEC 1 ms,
 // MAX_DELAY_USEC 1 s, NUM_DELAYS 1000, cur_delay grows by up to 100 %). spin_ns is a
-// judgement: PostgreSQL spins spins_per_delay (10..1000, adaptive) TAS rounds instead.
+// judgement: PostgreSQL spins spins_per_delay (10..1000, adaptive) TAS rounds instead,
+// which tas_round_ns > 0 models.
 struct SpinLockConfig {
   Time spin_ns = 10 * kNsPerUs;  // CPU time spent spinning per attempt
-  int yield_rounds = 0;          // spin-then-sched_yield rounds before the fallback
+  // > 0: spin the task's spins_per_delay rounds of this cost instead of spin_ns, adapted as
+  // PostgreSQL 8.4's s_lock does (engine_program.cpp, step_spin_lock).
+  Time tas_round_ns = 0;
+  int yield_rounds = 0;  // spin-then-sched_yield rounds before the fallback
   SpinFallback fallback = SpinFallback::kSleep;
   // kSleep: PostgreSQL s_lock back-off. First sleep sleep_min_ns, each next one grows
   // by a random factor in [1, 1 + growth_max_percent/100], wrapping to the minimum once
@@ -136,6 +147,8 @@ struct Workload {
   std::vector<bool> timer_unique;            // per timer: one per task instance ("unique…" refs)
   std::vector<int> barrier_users;            // per barrier: task instances that use it
   std::vector<SpinLockConfig> spin_configs;  // per spinlock
+  NameTable lwlocks;
+  std::vector<int32_t> lwlock_mutex;  // per LWLock: its mutex, a spinlock
 };
 
 }  // namespace schedlab

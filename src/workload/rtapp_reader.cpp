@@ -6,6 +6,8 @@
 #include <cmath>
 #include <set>
 
+#include "workload/lwlock_steps.h"
+
 namespace schedlab {
 namespace {
 
@@ -34,6 +36,8 @@ constexpr std::pair<const char*, Op> kEventPrefixes[] = {
     {"sem_wait", Op::kSemWait},
     {"spin_lock", Op::kSpinLock},
     {"spin_unlock", Op::kSpinUnlock},
+    {"lwlock_acquire", Op::kLwLockAcquire},
+    {"lwlock_release", Op::kLwLockRelease},
     {"advance", Op::kAdvance},
     {"mark", Op::kMark},
 };
@@ -252,7 +256,7 @@ class RtAppParser {
         if (r_.boolean(val, kk)) reclaiming_.push_back(name);
       } else if (sched.take(k, val)) {
       } else if (auto op = event_of_key(k)) {
-        direct.steps.push_back(read_step(*op, val, kk, index, 0, direct.steps.size()));
+        add_step(*op, val, kk, index, 0, direct.steps);
       } else {
         r_.fail(kk, "unknown key (not a task setting and not an rt-app event)");
       }
@@ -304,7 +308,7 @@ class RtAppParser {
         phase.nodes_membind = read_nodes(val, kk, key);
       } else if (sched.take(k, val)) {
       } else if (auto op = event_of_key(k)) {
-        phase.steps.push_back(read_step(*op, val, kk, task_index, phase_index, phase.steps.size()));
+        add_step(*op, val, kk, task_index, phase_index, phase.steps);
       } else {
         r_.fail(kk, "unknown key (not a phase setting and not an rt-app event)");
       }
@@ -324,6 +328,58 @@ class RtAppParser {
     for (const auto& [k, _] : v.members)
       if (k != "ns") r_.fail(key + "." + k, "unknown key (a duration object has only ns)");
     return r_.duration(r_.required(v, key, "ns"), key + ".ns", 1);
+  }
+
+  // An event's steps: one, or an LWLock's sequence (workload/lwlock_steps.h).
+  void add_step(Op op, const JValue& v, const std::string& key, size_t task, size_t phase,
+                std::vector<Step>& steps) {
+    if (op == Op::kLwLockAcquire || op == Op::kLwLockRelease)
+      read_lwlock(op, v, key, steps);
+    else
+      steps.push_back(read_step(op, v, key, task, phase, steps.size()));
+  }
+
+  // "lwlock_acquire": name (exclusive) | {"ref", "mode": "shared" | "exclusive", "mutex_ns",
+  // "tas_round_ns"}; "lwlock_release": name | {"ref", "mutex_ns", "tas_round_ns"}. The
+  // LWLock's mutex spinlock waits as PostgreSQL 8.4's s_lock, spins_per_delay rounds of
+  // tas_round_ns each (default 50 ns, an assumption).
+  void read_lwlock(Op op, const JValue& v, const std::string& key, std::vector<Step>& steps) {
+    std::string name;
+    LwLockMode mode = LwLockMode::kExclusive;
+    Time mutex_ns = 0;
+    SpinLockConfig c;
+    c.tas_round_ns = 50;
+    if (v.is_string()) {
+      name = v.string;
+    } else {
+      r_.expect_object(v, key);
+      for (const auto& [k, val] : v.members) {
+        const std::string kk = key + "." + k;
+        if (k == "ref") {
+          name = r_.string(val, kk);
+        } else if (k == "mode" && op == Op::kLwLockAcquire) {
+          const std::string m = r_.string(val, kk);
+          if (m != "shared" && m != "exclusive")
+            r_.fail(kk, "expected \"shared\" or \"exclusive\"");
+          mode = m == "shared" ? LwLockMode::kShared : LwLockMode::kExclusive;
+        } else if (k == "mutex_ns") {
+          mutex_ns = r_.duration(val, kk, 1);
+        } else if (k == "tas_round_ns") {
+          c.tas_round_ns = r_.duration(val, kk, 1);
+          if (c.tas_round_ns <= 0) r_.fail(kk, "must be positive");
+        } else {
+          r_.fail(kk, "unknown key");
+        }
+      }
+      if (name.empty()) r_.fail(key + ".ref", "missing");
+    }
+    const int32_t lock = declare_lwlock(w_, name);
+    w_.spin_configs.push_back(c);
+    const auto config = static_cast<int64_t>(w_.spin_configs.size() - 1);
+    if (op == Op::kLwLockAcquire)
+      append_lwlock_acquire(w_, steps, lock, mode, config, mutex_ns);
+    else
+      append_lwlock_release(w_, steps, lock, config, mutex_ns);
   }
 
   Step read_step(Op op, const JValue& v, const std::string& key, size_t task, size_t phase,
@@ -393,6 +449,9 @@ class RtAppParser {
       case Op::kSpinUnlock:
         s.object = w_.spinlocks.intern(r_.string(v, key));
         break;
+      case Op::kLwLockAcquire:  // add_step's
+      case Op::kLwLockRelease:
+        break;
       case Op::kAdvance:
       case Op::kMark:
         read_named_count(v, key, op == Op::kAdvance ? w_.counters : w_.marks,
@@ -461,6 +520,8 @@ class RtAppParser {
           name = r_.string(val, kk);
         else if (k == "spin_ns")
           c.spin_ns = r_.duration(val, kk, 1);
+        else if (k == "tas_round_ns")
+          c.tas_round_ns = r_.duration(val, kk, 1);
         else if (k == "yield_rounds")
           c.yield_rounds = static_cast<int>(r_.integer_in(val, kk, 0, 1000000));
         else if (k == "fallback") {

@@ -11,11 +11,17 @@
 //   simple   one point select per transaction, no BEGIN/COMMIT (get_request_simple, l.808);
 //   nontrx   one statement of --oltp-nontrx-mode, its default a point select (l.1096).
 //
-// The server takes short locks as the databases do, each a spin_lock/hold/spin_unlock
-// of the core vocabulary: every query the snapshot lock (PostgreSQL's ProcArrayLock,
-// whose LWLock state is guarded by a spinlock taken exclusively even for shared mode),
-// then one of `buffer_partitions` buffer-mapping locks; writes the WAL insert lock;
-// COMMIT the WAL lock and the snapshot lock. How a waiter waits is the lock policy:
+// pgsql (with `lwlocks`, the default): the backend takes PostgreSQL 8.4's LWLocks per
+// statement as 8.4's code does (oltp_pgsql.cpp: ProcArrayLock, buffer-mapping partitions,
+// buffer content locks, WALInsertLock, XidGenLock, and at a writing COMMIT WALInsertLock,
+// WALWriteLock, CLogControlLock and ProcArrayLock exclusive), each an LWLock of the engine
+// (sim/lwlock.h: a waiter queues and sleeps, a release wakes the head), whose mutex
+// spinlock waits as 8.4's s_lock, spins_per_delay adaptive.
+// mysql, and pgsql with `lwlocks: false` (the earlier model): the server takes short
+// locks, each a spin_lock/hold/spin_unlock of the core vocabulary: every query the
+// snapshot lock, then one of `buffer_partitions` buffer-mapping locks; writes the WAL
+// insert lock; COMMIT the WAL lock and the snapshot lock. How a waiter waits is the lock
+// policy:
 //   pg_spin  PostgreSQL s_lock: spin, then sleep 1 ms growing by random(1..2) (wrapping
 //            past 1 s, "stuck spinlock" after 1000 sleeps), no yield;
 //   innodb   InnoDB's mutex: spin rounds, sched_yield, then block on an OS event;
@@ -27,13 +33,19 @@
 // Assumptions (parameters with these defaults, not measurements): client work per query
 // 20 us; server CPU per point select 50 us, per range query 200 us, per write 100 us,
 // BEGIN 10 us, COMMIT 50 us; critical sections 1 us (WAL 5 us); 16 buffer partitions;
-// spin phases of 10 us (pg_spin), 20 us and one yield (innodb), 1 us (futex). The buffer
+// spin phases of 10 us (pg_spin without LWLocks), 20 us and one yield (innodb), 1 us
+// (futex); with LWLocks one s_lock round 50 ns, 100 ns under an LWLock's mutex, a commit's
+// WAL flush 5 us, 28 leaf pages per index and 250 heap pages. The buffer
 // partition of each query is fixed per client and query position (a hash), so runs are
 // deterministic.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
+
 #include "workload/generators/builder.h"
 #include "workload/generators/declare.h"
+#include "workload/generators/oltp_pgsql.h"
 
 namespace schedlab {
 
@@ -67,6 +79,19 @@ namespace {
     "critical section under the snapshot and buffer locks")                                    \
   X(Time, wal_hold_ns, 5'000, params::duration(), "assumption",                                \
     "critical section under the WAL insert lock")                                              \
+  X(bool, lwlocks, true, params::any(), "PostgreSQL 8.4 lwlock.c",                             \
+    "pgsql: the LWLocks 8.4 takes (queued waiters asleep); false: the earlier model, each "    \
+    "lock a spinlock")                                                                         \
+  X(Time, tas_round_ns, 50, params::duration(), "assumption (8.4 s_lock.c spins_per_delay)",   \
+    "pgsql with lwlocks: one TAS + PAUSE round of s_lock, spun spins_per_delay times")         \
+  X(Time, mutex_ns, 100, params::duration(), "assumption",                                     \
+    "pgsql with lwlocks: CPU under an LWLock's mutex spinlock per acquire or release")         \
+  X(Time, wal_flush_ns, 5'000, params::duration(), "assumption",                               \
+    "pgsql with lwlocks: COMMIT's hold of WALWriteLock (write and flush)")                     \
+  X(int, leaf_pages, 28, params::range(1, 100'000), "assumption (10,000 rows)",                \
+    "pgsql with lwlocks: leaf pages of each index")                                            \
+  X(int, heap_pages, 250, params::range(1, 1'000'000), "assumption (10,000 rows)",             \
+    "pgsql with lwlocks: heap pages of the table")                                             \
   X(std::string, name, "oltp", params::any(), "schedlab", "prefix of task and object names")
 SCHEDLAB_DECLARE_PARAMS(OltpParams, OLTP_PARAMS)
 
@@ -91,16 +116,23 @@ SpinLockConfig lock_config(const std::string& policy) {
 // sysbench 0.4's transactions (see the file comment): complex is BEGIN, 10 point
 // selects, 4 range queries, in read-write mode 5 writes (index update, non-index update,
 // the extra index update, delete, insert), COMMIT; simple and nontrx one point select.
-enum class Query { kBegin, kPoint, kRange, kWrite, kCommit };
+using oltp::Query;
 std::vector<Query> transaction(const std::string& mode, bool read_only) {
   if (mode != "complex") return {Query::kPoint};
   std::vector<Query> txn{Query::kBegin};
   for (int i = 0; i < 10; ++i) txn.push_back(Query::kPoint);
   for (int i = 0; i < 4; ++i) txn.push_back(Query::kRange);
   if (!read_only)
-    for (int i = 0; i < 5; ++i) txn.push_back(Query::kWrite);
+    for (Query q : {Query::kIndexUpdate, Query::kNonIndexUpdate, Query::kIndexUpdate,
+                    Query::kDelete, Query::kInsert})
+      txn.push_back(q);
   txn.push_back(Query::kCommit);
   return txn;
+}
+
+bool is_write(Query q) {
+  return q == Query::kIndexUpdate || q == Query::kNonIndexUpdate || q == Query::kDelete ||
+         q == Query::kInsert;
 }
 
 struct Locks {
@@ -109,7 +141,23 @@ struct Locks {
   std::vector<int32_t> buffers;
 };
 
-// The server's part of one query: the locks it takes in order, then its CPU.
+Time server_cpu(const OltpParams& p, Query query) {
+  switch (query) {
+    case Query::kBegin:
+      return p.begin_ns;
+    case Query::kPoint:
+      return p.point_ns;
+    case Query::kRange:
+      return p.range_ns;
+    case Query::kCommit:
+      return p.commit_ns;
+    default:
+      return p.write_ns;
+  }
+}
+
+// The server's part of one query in the earlier model (mysql, and pgsql without
+// `lwlocks`): the locks it takes in order, each a spinlock, then its CPU.
 void serve(const OltpParams& p, const Locks& locks, Query query, int32_t buffer,
            std::vector<Step>& s) {
   auto section = [&](int32_t lock, Time hold) {
@@ -128,7 +176,10 @@ void serve(const OltpParams& p, const Locks& locks, Query query, int32_t buffer,
       section(buffer, p.hold_ns);
       s.push_back(gen::run(query == Query::kPoint ? p.point_ns : p.range_ns));
       break;
-    case Query::kWrite:
+    case Query::kIndexUpdate:
+    case Query::kNonIndexUpdate:
+    case Query::kDelete:
+    case Query::kInsert:
       section(locks.snapshot, p.hold_ns);
       section(buffer, p.hold_ns);
       section(locks.wal, p.wal_hold_ns);
@@ -146,17 +197,29 @@ void generate(const OltpParams& p, const GeneratorContext&, Workload& w) {
   const std::string lock_policy = p.lock_policy != "auto" ? p.lock_policy
                                   : p.variant == "pgsql"  ? "pg_spin"
                                                           : "innodb";
+  const bool lwlocks = p.variant == "pgsql" && p.lwlocks;
   w.spin_configs.push_back(lock_config(lock_policy));
+  // With LWLocks, s_lock guards their state: spins_per_delay rounds, adapted per backend.
+  if (lwlocks && lock_policy == "pg_spin") w.spin_configs.back().tas_round_ns = p.tas_round_ns;
   Locks locks;
   locks.config = static_cast<int64_t>(w.spin_configs.size() - 1);
-  locks.snapshot = w.spinlocks.intern(p.name + ".snapshot");
-  locks.wal = w.spinlocks.intern(p.name + ".wal");
-  for (int b = 0; b < p.buffer_partitions; ++b)
-    locks.buffers.push_back(w.spinlocks.intern(fmt::format("{}.buffer{}", p.name, b)));
+  std::optional<oltp::PgLocks> pg;
+  if (lwlocks) {
+    pg.emplace(w,
+               oltp::PgSettings{p.name, p.buffer_partitions, p.leaf_pages, p.heap_pages, p.hold_ns,
+                                p.wal_hold_ns, p.wal_flush_ns, p.mutex_ns, locks.config});
+  } else {
+    locks.snapshot = w.spinlocks.intern(p.name + ".snapshot");
+    locks.wal = w.spinlocks.intern(p.name + ".wal");
+    for (int b = 0; b < p.buffer_partitions; ++b)
+      locks.buffers.push_back(w.spinlocks.intern(fmt::format("{}.buffer{}", p.name, b)));
+  }
   const int32_t transactions = w.marks.intern("transactions");
   const int32_t requests = w.marks.intern("read_write_requests");
   const int32_t queries = w.marks.intern("queries");
   const std::vector<Query> txn = transaction(p.mode, p.read_only);
+  const auto first_write = std::find_if(txn.begin(), txn.end(), is_write);
+  const bool writes = first_write != txn.end();
 
   for (int c = 0; c < p.clients; ++c) {
     const int32_t request = w.semaphores.intern(fmt::format("{}.{}.request", p.name, c));
@@ -170,9 +233,16 @@ void generate(const OltpParams& p, const GeneratorContext&, Workload& w) {
       if (txn[q] != Query::kBegin && txn[q] != Query::kCommit)
         client.push_back(gen::mark(requests));
       server.push_back(Step{Op::kSemWait, 0, 1, request, -1, false, false});
-      // A fixed spread of clients and query positions over the partitions (two primes).
-      const size_t partition = (static_cast<size_t>(c) * 7919 + q * 104729) % locks.buffers.size();
-      serve(p, locks, txn[q], locks.buffers[partition], server);
+      if (pg) {
+        pg->serve(txn[q], static_cast<size_t>(c), q, first_write == txn.begin() + q, writes,
+                  server);
+        server.push_back(gen::run(server_cpu(p, txn[q])));
+      } else {
+        // A fixed spread of clients and query positions over the partitions (two primes).
+        const size_t partition =
+            (static_cast<size_t>(c) * 7919 + q * 104729) % locks.buffers.size();
+        serve(p, locks, txn[q], locks.buffers[partition], server);
+      }
       server.push_back(Step{Op::kSemPost, 0, 1, reply, -1, false, true});
     }
     client.push_back(gen::mark(transactions));

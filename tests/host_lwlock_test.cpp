@@ -1,0 +1,55 @@
+// The host runner's LWLock (host_runner.cpp, the rules of sim/lwlock.h on real threads):
+// exclusive holds never overlap any other hold, shared holds may, and every waiter is
+// woken in the end (the run completes every loop).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "host/host_runner.h"
+#include "temp_dir.h"
+
+namespace schedlab {
+namespace {
+
+TEST(HostLwLock, ExclusiveHoldsNeverOverlapAndEveryLoopCompletes) {
+  const test::TempDir dir;
+  HostRunOptions o;
+  o.cache_dir = dir.path().string();
+  o.duration_ns = 20 * kNsPerSec;  // a bound only: the run ends when its loops do
+  const char* json = R"({"tasks": {
+      "x": {"instance": 2, "loop": 200, "lwlock_acquire": "L", "mark": "in_x", "run": 20,
+            "mark1": "out", "lwlock_release": "L"},
+      "s": {"instance": 3, "loop": 200, "lwlock_acquire": {"ref": "L", "mode": "shared"},
+            "mark": "in_s", "run": 20, "mark1": "out", "lwlock_release": "L"}}})";
+  const HostRunResult r = run_on_host(scenario_from_text(json, "s.json"), o);
+  ASSERT_FALSE(r.timed_out);
+  const auto& names = r.record.mark_names;
+  auto index = [&](const char* n) {
+    return static_cast<int32_t>(std::find(names.begin(), names.end(), n) - names.begin());
+  };
+  const int32_t in_x = index("in_x"), in_s = index("in_s"), out = index("out");
+  struct Hold {
+    Time from, to;
+    bool exclusive;
+  };
+  std::map<int64_t, std::pair<Time, bool>> open;  // tid: start, exclusive
+  std::vector<Hold> holds;
+  for (const HostEvent& e : r.record.events) {
+    if (e.type != EventType::kMark) continue;
+    if (e.arg == in_x || e.arg == in_s) open[e.tid] = {e.time_ns, e.arg == in_x};
+    if (e.arg == out) holds.push_back({open.at(e.tid).first, e.time_ns, open.at(e.tid).second});
+  }
+  ASSERT_EQ(holds.size(), 5u * 200u);
+  std::sort(holds.begin(), holds.end(),
+            [](const Hold& a, const Hold& b) { return a.from < b.from; });
+  int overlaps = 0;
+  for (size_t i = 0; i < holds.size(); ++i)
+    for (size_t j = i + 1; j < holds.size() && holds[j].from < holds[i].to; ++j)
+      overlaps += holds[i].exclusive || holds[j].exclusive;
+  EXPECT_EQ(overlaps, 0);
+}
+
+}  // namespace
+}  // namespace schedlab
