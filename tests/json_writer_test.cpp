@@ -76,10 +76,14 @@ TEST(JsonWriter, TheTasksArrayIsLaidOutAsDump2) {
       t.delays = rng.below(3);
       t.delay_total_ns = random_number(rng);
       t.delay_max_end_ns = random_number(rng);
+      // figures the writer sums (residency per CPU, slack) stay within a run's range
+      // (±1,000 s), so that their sums do not overflow
+      const auto bounded = [&rng] {
+        return static_cast<int64_t>(rng.below(2'000'000'000'000)) - 1'000'000'000'000;
+      };
       for (uint64_t k = rng.below(5); k > 0; --k)
-        t.cpu_residency.add(static_cast<CpuId>(rng.below(80)), random_number(rng));
-      for (uint64_t k = rng.below(3); k > 0; --k)
-        t.activations.push_back({.slack_ns = random_number(rng)});
+        t.cpu_residency.add(static_cast<CpuId>(rng.below(80)), bounded() + 1'000'000'000'000);
+      for (uint64_t k = rng.below(3); k > 0; --k) t.activations.push_back({.slack_ns = bounded()});
       t.missed_periods = rng.below(2);
     }
     const std::string text = metrics_json(m);
