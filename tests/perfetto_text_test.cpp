@@ -26,6 +26,7 @@
 #include "report/ftrace_writer.h"
 #include "scenario/scenario.h"
 #include "sim/simulate.h"
+#include "trace_harness.h"
 
 namespace schedlab {
 namespace {
@@ -65,31 +66,6 @@ std::map<std::string, std::string> fields_of(const std::string& args) {
   return out;
 }
 
-// The exact values the writer put on a line, read by its own layout.
-struct Written {
-  long long pid = 0, cpu = 0, ns = 0;
-  std::string task, event;
-};
-
-Written written(const std::string& line) {
-  Written w;
-  const size_t open = line.find(" [");
-  std::string ctx = line.substr(0, open);
-  if (const size_t paren = ctx.rfind(" ("); paren != std::string::npos) ctx.resize(paren);
-  while (!ctx.empty() && ctx.back() == ' ') ctx.pop_back();
-  const size_t dash = ctx.rfind('-');
-  w.pid = std::stoll(ctx.substr(dash + 1));
-  w.task = ctx.substr(ctx.find_first_not_of(' '), dash - ctx.find_first_not_of(' '));
-  w.cpu = std::stoll(line.substr(open + 2));
-  const size_t colon = line.find(": ", line.find("] "));
-  const size_t secs = line.rfind(' ', colon) + 1;
-  const std::string time = line.substr(secs, colon - secs);
-  const size_t dot = time.find('.');
-  w.ns = std::stoll(time.substr(0, dot)) * 1'000'000'000LL + std::stoll(time.substr(dot + 1));
-  w.event = line.substr(colon + 2, line.find(':', colon + 2) - colon - 2);
-  return w;
-}
-
 std::string ftrace_text_of(const std::filesystem::path& scenario) {
   ScenarioOverrides o;
   o.duration_s = 0.2;
@@ -118,14 +94,15 @@ TEST(PerfettoText, EveryLineMeetsItsImportersRules) {
     long lines = 0;
     while (std::getline(in, line)) {
       if (line.empty() || line[0] == '#') continue;
-      const Written w = written(line);
+      test::FtraceLine w;  // the exact values the writer put on the line
+      test::read_ftrace_line(line, w);
       // std::regex is slow: the first 400 lines of each event in each scenario
       if (++per_event[w.event] > 400) continue;
       std::smatch m;
       ASSERT_TRUE(std::regex_search(line, m, line_pattern)) << what << ": " << line;
       const std::string task = m.prefix().str().substr(m.prefix().str().find_first_not_of(' '));
       EXPECT_EQ(task, w.task) << what << ": " << line;
-      EXPECT_EQ(std::stoll(m[1].str()), w.pid) << what << ": " << line;
+      EXPECT_EQ(std::stoll(m[1].str()), w.ctx_pid) << what << ": " << line;
       EXPECT_EQ(std::stoll(m[3].str()), w.cpu) << what << ": " << line;
       EXPECT_EQ(m[5].str(), w.event) << what << ": " << line;
       const auto perfetto_ns = static_cast<long long>(std::stod(m[4].str()) * 1e9);

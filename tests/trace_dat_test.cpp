@@ -37,11 +37,7 @@ using test::TempDir;
 
 // One line of ftrace text as the fields a record holds: the running task's pid, the CPU,
 // the timestamp, the event and its fields (comms cut to the kernel's 15 characters).
-struct Line {
-  int64_t ctx_pid = 0;
-  int cpu = 0;
-  std::string flags, time, event, fields;  // flags: irqs-off, need-resched, irq, preempt
-};
+using Line = test::FtraceLine;
 
 std::string cut_comms(const std::string& fields) {
   std::istringstream words(fields);
@@ -54,24 +50,10 @@ std::string cut_comms(const std::string& fields) {
   return out;
 }
 
-// "COMM-PID (TGID) [CPU] FLAGS SECS: EVENT: FIELDS" (the text writer) or
-// "COMM-PID [CPU] SECS: EVENT: FIELDS" (the trace.dat reader); false for a comment.
+// The text writer's line or the trace.dat reader's (no TGID column); false for a comment.
 bool parse_line(const std::string& text, Line& l) {
-  if (text.empty() || text[0] == '#') return false;
-  const size_t open = text.find(" [");
-  const size_t close = text.find("] ", open);
-  std::string ctx = text.substr(0, open);
-  if (const size_t paren = ctx.rfind(" ("); paren != std::string::npos) ctx.resize(paren);
-  while (!ctx.empty() && ctx.back() == ' ') ctx.pop_back();
-  l.ctx_pid = std::stoll(ctx.substr(ctx.rfind('-') + 1));
-  l.cpu = std::stoi(text.substr(open + 2, close - open - 2));
-  const size_t colon = text.find(": ", close);
-  const std::string before = text.substr(close + 2, colon - close - 2);
-  l.time = before.substr(before.rfind(' ') + 1);
-  l.flags = before.substr(0, std::min<size_t>(4, before.find(' ')));
-  const size_t colon2 = text.find(": ", colon + 2);
-  l.event = text.substr(colon + 2, colon2 - colon - 2);
-  l.fields = cut_comms(text.substr(colon2 + 2));
+  if (!test::read_ftrace_line(text, l)) return false;
+  l.fields = cut_comms(l.fields);
   if (l.event == "print") {  // ftrace's print event is trace_marker's tracing_mark_write
     const size_t mark = l.fields.find(": ");
     l.event = l.fields.substr(0, mark);
@@ -230,10 +212,6 @@ TEST(TraceDat, KernelSharkLoadsEveryRecordWithItsTaskLanes) {
 #ifndef SCHEDLAB_HAVE_KSHARK
   GTEST_SKIP() << "built without libkshark (Debian packages libkshark-dev, libjson-c-dev)";
 #else
-  const auto ns_of = [](const std::string& secs) {  // "100.000000123"
-    const size_t dot = secs.find('.');
-    return std::stoll(secs.substr(0, dot)) * 1'000'000'000LL + std::stoll(secs.substr(dot + 1));
-  };
   const auto next_pid = [](const std::string& fields) {
     const size_t at = fields.find("next_pid=");
     return std::stoi(fields.substr(at + 9));
@@ -257,7 +235,7 @@ TEST(TraceDat, KernelSharkLoadsEveryRecordWithItsTaskLanes) {
         const test::KsharkEntry& e = entries[i];
         const std::string event = e.event.substr(e.event.find('/') + 1);
         const bool is_switch = x.event == "sched_switch";
-        EXPECT_EQ(e.ts_ns, ns_of(x.time)) << what << " cpu " << cpu << " #" << i;
+        EXPECT_EQ(e.ts_ns, x.ns) << what << " cpu " << cpu << " #" << i;
         // a marker's text is what the parser names it; KernelShark names ftrace's event
         if (x.event.rfind("sched_", 0) == 0)
           EXPECT_EQ(event, x.event) << what << " cpu " << cpu << " #" << i;

@@ -87,4 +87,40 @@ inline void expect_same_by_pid(const Metrics& a, const Metrics& b, const std::st
   }
 }
 
+// One line of ftrace text by its columns, "COMM-PID (TGID) [CPU] FLAGS SECS: EVENT: FIELDS"
+// (the TGID column optional, as the trace.dat reader prints it), with the comm, the
+// running task's pid, the CPU, the flags (at most four characters), the time as written
+// and in ns, the event and its fields; false for a comment or an empty line.
+struct FtraceLine {
+  std::string task;
+  int64_t ctx_pid = 0;
+  int cpu = 0;
+  std::string flags, time;
+  int64_t ns = 0;
+  std::string event, fields;
+};
+
+inline bool read_ftrace_line(const std::string& text, FtraceLine& l) {
+  if (text.empty() || text[0] == '#') return false;
+  const size_t open = text.find(" [");
+  const size_t close = text.find("] ", open);
+  std::string ctx = text.substr(0, open);
+  if (const size_t paren = ctx.rfind(" ("); paren != std::string::npos) ctx.resize(paren);
+  while (!ctx.empty() && ctx.back() == ' ') ctx.pop_back();
+  const size_t dash = ctx.rfind('-'), first = ctx.find_first_not_of(' ');
+  l.task = ctx.substr(first, dash - first);
+  l.ctx_pid = std::stoll(ctx.substr(dash + 1));
+  l.cpu = std::stoi(text.substr(open + 2, close - open - 2));
+  const size_t colon = text.find(": ", close);
+  const std::string before = text.substr(close + 2, colon - close - 2);
+  l.time = before.substr(before.rfind(' ') + 1);
+  const size_t dot = l.time.find('.');
+  l.ns = std::stoll(l.time.substr(0, dot)) * 1'000'000'000LL + std::stoll(l.time.substr(dot + 1));
+  l.flags = before.substr(0, std::min<size_t>(4, before.find(' ')));
+  const size_t colon2 = text.find(": ", colon + 2);
+  l.event = text.substr(colon + 2, colon2 - colon - 2);
+  l.fields = colon2 == std::string::npos ? "" : text.substr(colon2 + 2);
+  return true;
+}
+
 }  // namespace schedlab::test

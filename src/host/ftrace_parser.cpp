@@ -80,7 +80,10 @@ std::string backwards(CpuId cpu, std::string_view stamp, Time earlier) {
   int digits = dot == std::string_view::npos ? 9 : static_cast<int>(stamp.size() - dot - 1);
   int64_t unit = 1;
   for (int i = digits; i < 9; ++i) unit *= 10;
-  if (earlier % unit != 0) digits = 9, unit = 1;
+  if (earlier % unit != 0) {  // the earlier time has digits the line's precision lacks
+    digits = 9;
+    unit = 1;
+  }
   return fmt::format("time goes backwards on CPU {}: {} after {}.{:0{}}", cpu, stamp,
                      earlier / kNsPerSec, (earlier % kNsPerSec) / unit, digits);
 }

@@ -53,6 +53,21 @@ std::string JValue::type_name() const {
 
 namespace {
 
+// Where a comment starting at i ends (one past it), or i when none starts there.
+size_t comment_end(const std::string& s, size_t i) {
+  const size_t n = s.size();
+  if (s[i] != '/' || i + 1 >= n) return i;
+  if (s[i + 1] == '*') {
+    const size_t end = s.find("*/", i + 2);
+    return end == std::string::npos ? n : end + 2;
+  }
+  if (s[i + 1] == '/') {
+    const size_t end = s.find('\n', i);
+    return end == std::string::npos ? n : end;
+  }
+  return i;
+}
+
 // Blanks comments and trailing commas with spaces (newlines kept) so that positions
 // in the text handed to the strict parser match the original file.
 std::string blank_leniencies(const std::string& in, JsonLeniency& seen) {
@@ -65,32 +80,23 @@ std::string blank_leniencies(const std::string& in, JsonLeniency& seen) {
       ++i;
       while (i < n && out[i] != '"') i += (out[i] == '\\') ? 2 : 1;
       ++i;
-    } else if (c == '/' && i + 1 < n && out[i + 1] == '*') {
-      const size_t end = out.find("*/", i + 2);
-      const size_t stop = end == std::string::npos ? n : end + 2;
+    } else if (const size_t stop = comment_end(out, i); stop != i) {
       for (size_t k = i; k < stop; ++k)
         if (out[k] != '\n') out[k] = ' ';
       ++seen.comments;
       i = stop;
-    } else if (c == '/' && i + 1 < n && out[i + 1] == '/') {
-      while (i < n && out[i] != '\n') out[i++] = ' ';
-      ++seen.comments;
     } else if (c == ',') {
       // What follows the comma, past blanks and comments (those are blanked when reached):
       // entries commented out often leave their comma behind, and json-c, rt-app's parser,
       // takes a comma before a closing bracket or after the last value of the file.
       size_t k = i + 1;
       while (k < n) {
-        if (out[k] == ' ' || out[k] == '\t' || out[k] == '\n' || out[k] == '\r') {
+        if (out[k] == ' ' || out[k] == '\t' || out[k] == '\n' || out[k] == '\r')
           ++k;
-        } else if (out[k] == '/' && k + 1 < n && out[k + 1] == '*') {
-          const size_t end = out.find("*/", k + 2);
-          k = end == std::string::npos ? n : end + 2;
-        } else if (out[k] == '/' && k + 1 < n && out[k + 1] == '/') {
-          while (k < n && out[k] != '\n') ++k;
-        } else {
+        else if (const size_t past = comment_end(out, k); past != k)
+          k = past;
+        else
           break;
-        }
       }
       if (k == n || out[k] == '}' || out[k] == ']') {
         out[i] = ' ';

@@ -69,6 +69,10 @@ enum class SpinFallback : uint8_t { kSleep, kBlock };
 // MAX_DELAY_USEC 1 s, NUM_DELAYS 1000, cur_delay grows by up to 100 %). spin_ns is a
 // judgement: PostgreSQL spins spins_per_delay (10..1000, adaptive) TAS rounds instead,
 // which tas_round_ns > 0 models.
+// One TAS + PAUSE round of PostgreSQL 8.4's s_lock spin loop: an assumption (no source
+// gives it), the default of LWLock mutexes in rt-app files and of the pgsql generator.
+inline constexpr Time kDefaultTasRoundNs = 50;
+
 struct SpinLockConfig {
   Time spin_ns = 10 * kNsPerUs;  // CPU time spent spinning per attempt
   // > 0: spin the task's spins_per_delay rounds of this cost instead of spin_ns, adapted as

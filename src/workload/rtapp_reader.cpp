@@ -342,13 +342,13 @@ class RtAppParser {
   // "lwlock_acquire": name (exclusive) | {"ref", "mode": "shared" | "exclusive", "mutex_ns",
   // "tas_round_ns"}; "lwlock_release": name | {"ref", "mutex_ns", "tas_round_ns"}. The
   // LWLock's mutex spinlock waits as PostgreSQL 8.4's s_lock, spins_per_delay rounds of
-  // tas_round_ns each (default 50 ns, an assumption).
+  // tas_round_ns each (default kDefaultTasRoundNs, an assumption).
   void read_lwlock(Op op, const JValue& v, const std::string& key, std::vector<Step>& steps) {
     std::string name;
     LwLockMode mode = LwLockMode::kExclusive;
     Time mutex_ns = 0;
     SpinLockConfig c;
-    c.tas_round_ns = 50;
+    c.tas_round_ns = kDefaultTasRoundNs;
     if (v.is_string()) {
       name = v.string;
     } else {

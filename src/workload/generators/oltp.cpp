@@ -82,7 +82,8 @@ namespace {
   X(bool, lwlocks, true, params::any(), "PostgreSQL 8.4 lwlock.c",                             \
     "pgsql: the LWLocks 8.4 takes (queued waiters asleep); false: the earlier model, each "    \
     "lock a spinlock")                                                                         \
-  X(Time, tas_round_ns, 50, params::duration(), "assumption (8.4 s_lock.c spins_per_delay)",   \
+  X(Time, tas_round_ns, kDefaultTasRoundNs, params::duration(),                                \
+    "assumption (8.4 s_lock.c spins_per_delay)",                                               \
     "pgsql with lwlocks: one TAS + PAUSE round of s_lock, spun spins_per_delay times")         \
   X(Time, mutex_ns, 100, params::duration(), "assumption",                                     \
     "pgsql with lwlocks: CPU under an LWLock's mutex spinlock per acquire or release")         \
