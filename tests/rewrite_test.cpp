@@ -54,8 +54,9 @@ Rewritten rewrite(const std::string& trace, const TempDir& dir) {
 }
 
 // analyze of both files written gives analyze of the original (names: the text's a comm
-// as one token, a trace.dat's the comm itself); the recording's lost and inferred
-// switches come back as switches, so only their sum is compared.
+// as one token, a trace.dat's the comm itself). An inferred switch is not written, so a
+// reader infers it again at the same place; only the sum of recorded and inferred
+// switches is compared.
 void expect_both_read_back(const Metrics& original, const Rewritten& w, const std::string& what) {
   expect_same_by_pid(original, analyze_file(w.text), what + " --ftrace", Names::kOneToken, false);
   expect_same_by_pid(original, analyze_file(w.dat), what + " --trace-dat", Names::kSame, false);

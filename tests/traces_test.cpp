@@ -212,6 +212,33 @@ TEST(TraceFormats, InferredSwitchesAreReportedApart) {
   EXPECT_EQ(j["summary"]["inferred_switches"], 1);
 }
 
+// This VM's kernel never traces the switch out of the idle task on CPU 1. a is woken
+// onto idle CPU 1 at 2.002 ms and next seen switching out at 5 ms: an idle CPU runs a
+// task woken onto it at once, so a ran from its wake-up (2.998 ms of CPU, no latency
+// sample: the switch-in's time is inferred). b has no wake-up in the trace after the CPU
+// went idle, so its switch-in stays at its first line (0 CPU time), as for lost events.
+TEST(TraceFormats, AnUntracedSwitchOutOfIdleIsPlacedAtTheWakeup) {
+  const std::string trace = R"(#P:2
+               a-10    [001] d..2.     1.000000: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+          <idle>-0     [001] d.h3.     1.002000: sched_waking: comm=a pid=10 prio=120 target_cpu=001
+          <idle>-0     [001] dNh4.     1.002002: sched_wakeup: comm=a pid=10 prio=120 target_cpu=001
+               c-12    [000] d..2.     1.003000: sched_switch: prev_comm=c prev_pid=12 prev_prio=120 prev_state=R ==> next_comm=c next_pid=12 next_prio=120
+               a-10    [001] d..2.     1.005000: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+               b-11    [001] d..2.     1.006000: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+)";
+  FtraceStats stats;
+  const Metrics m = analyze_text(trace, &stats);
+  EXPECT_EQ(stats.inferred_switches, 2u);
+  EXPECT_EQ(task(m, "a").cpu_time_ns, 2'998'000);
+  EXPECT_EQ(task(m, "a").wakeup_latency.count(), 0u);
+  EXPECT_EQ(task(m, "b").cpu_time_ns, 0);
+  EXPECT_EQ(m.per_cpu[1].busy_ns, 2'998'000);
+  ASSERT_FALSE(stats.notes.empty());
+  EXPECT_NE(stats.notes.back().find("1 switch(es) out of the idle task are not in the trace"),
+            std::string::npos)
+      << stats.notes.back();
+}
+
 // Every shipped scenario, simulated for 0.3 s under its own scheduler, written as ftrace
 // text and read back: the same per-task CPU, wait and sleep time, switches and wake-up
 // latency percentiles as the simulation's own metrics. A machine's background tasks

@@ -125,9 +125,10 @@ Time Analyzer::cpu_time_at(TaskId id, Time now) const {
   return m_.tasks[id].cpu_time_ns + (tr.state == State::kRunning ? now - tr.since : 0);
 }
 
-void Analyzer::switched_in(TaskId id, CpuId cpu, Time now) {
+void Analyzer::switched_in(TaskId id, CpuId cpu, Time now, bool recorded) {
   TaskTrack& tr = tracks_[id];
   TaskMetrics& tm = m_.tasks[id];
+  if (!recorded) tr.preempted_at = tr.woken_at = tr.ready_at = -1;
   if (tr.preempted_at >= 0) {
     const Time gap = now - tr.preempted_at;
     ++tm.preempted_gaps;
@@ -217,7 +218,7 @@ void Analyzer::event(const SchedEvent& e) {
           set_state(e.task, state == PrevState::kBlocked ? State::kSleeping : State::kGone, e.time);
         }
       }
-      if (e.other != kNoTask) switched_in(e.other, e.cpu, e.time);
+      if (e.other != kNoTask) switched_in(e.other, e.cpu, e.time, e.arg != kInferredSwitch);
       c.curr = e.other;
       c.since = e.time;
       if (c.curr == kNoTask) {

@@ -125,7 +125,9 @@ class Analyzer final : public EventSink {
   void update_own(CpuId cpu, Time now);
   void close_idle(CpuId cpu, Time now);
   void close_task_metrics();
-  void switched_in(TaskId id, CpuId cpu, Time now);
+  // `recorded`: false for a switch the trace lacks (inferred), whose time is an estimate:
+  // the delays it ends are not sampled.
+  void switched_in(TaskId id, CpuId cpu, Time now, bool recorded);
   void timer_reached(const SchedEvent& e);
   Time cpu_time_at(TaskId id, Time now) const;
 

@@ -37,7 +37,8 @@ class WakeupLatencies final : public EventSink {
       if (Track* prev = track(e.task))
         prev->sleeping = static_cast<PrevState>(e.detail) == PrevState::kBlocked;
       if (Track* next = track(e.other); next && next->woken_at >= 0) {
-        if (next->workload) latencies.add(e.time - next->woken_at);
+        // an inferred switch-in (not in the trace) has no measured time
+        if (next->workload && e.arg != kInferredSwitch) latencies.add(e.time - next->woken_at);
         next->woken_at = -1;
         next->sleeping = false;
       }

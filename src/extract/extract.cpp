@@ -163,7 +163,7 @@ struct WorkloadExtractor::State {
       if (Follow* n = sel(e.other)) start(*n, e.time, Life::kRunning);
       return;
     }
-    if (e.arg == kInferredSwitch) ++inferred;
+    if (e.arg == kInferredSwitch && e.task != kNoTask) ++inferred;  // out of idle: no burst
     if (Follow* p = sel(e.task)) {
       const auto state = static_cast<PrevState>(e.detail);
       if (p->life == Life::kUnborn) start(*p, e.time, Life::kRunning);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 
 #include "host/ftrace_record.h"
@@ -113,14 +114,68 @@ class Replay {
     }
   }
 
+  // A switch out of the idle task that the trace lacks (on some kernels the switch out of
+  // idle is never traced on a CPU: this VM's CPU 1). When the task's wake-up (or a
+  // migration to this CPU) is in the trace after the CPU went idle, the switch is placed
+  // right after it, or after the CPU's last record in idle context if that is later: an
+  // idle CPU runs a task woken onto it at once. Without that evidence it stays inferred at
+  // the task's first line, as for lost events. Before this rule every such switch was
+  // inferred at the task's first line, which took its CPU time before that line as idle
+  // and as waiting.
+  void place_idle_exits() {
+    const size_t n = recs_.size();
+    std::vector<TaskId> curr(static_cast<size_t>(cpus_), kNoTask);
+    std::vector<char> cpu_seen(static_cast<size_t>(cpus_), 0);
+    // per CPU: the switch to idle, the last record in idle context (record indexes)
+    std::vector<ptrdiff_t> idle_start(static_cast<size_t>(cpus_), -1), idle_last = idle_start;
+    // per task: its last wake-up or migration, its last record as a running task
+    std::vector<ptrdiff_t> woken(rows_.size(), -1), seen = woken;
+    for (size_t i = 0; i < n; ++i) {
+      const Record& r = recs_[i];
+      if (r.kind == Kind::kOwn || r.kind == Kind::kLost) continue;
+      const auto at = static_cast<ptrdiff_t>(i);
+      const auto cpu = static_cast<size_t>(r.cpu);
+      const TaskId running = id(r.ctx);
+      if (cpu_seen[cpu] && r.ctx.pid > 0 && running != curr[cpu] && curr[cpu] == kNoTask &&
+          woken[running] > idle_start[cpu]) {
+        const ptrdiff_t after = std::max({woken[running], idle_last[cpu], seen[running]});
+        idle_exits_.emplace(static_cast<size_t>(after), std::pair{r.cpu, running});
+        curr[cpu] = running;
+      }
+      cpu_seen[cpu] = 1;
+      if (r.ctx.pid >= 0) curr[cpu] = running;  // as events() infers at the line
+      if (r.kind == Kind::kSwitch) curr[cpu] = id(r.b);
+      if (r.ctx.pid == 0) idle_last[cpu] = at;
+      if (r.kind == Kind::kSwitch && curr[cpu] == kNoTask) idle_start[cpu] = idle_last[cpu] = at;
+      if (running != kNoTask) seen[running] = at;
+      if (r.kind == Kind::kSwitch && id(r.b) != kNoTask) seen[id(r.b)] = at;
+      const bool wakes =
+          r.kind == Kind::kWakeup || r.kind == Kind::kWakeupNew || r.kind == Kind::kMigrate;
+      if (wakes && id(r.a) != kNoTask) woken[id(r.a)] = at;
+    }
+  }
+
   // When a line's running task is not the one the last switch left there, a switch was
-  // not recorded (lost events): one is inferred at that line.
+  // not recorded (lost events): one is inferred at that line, or, out of idle, where
+  // place_idle_exits() put it.
   size_t events() {
     size_t inferred = 0;
     std::vector<TaskId> curr(static_cast<size_t>(cpus_), kNoTask);
     std::vector<char> cpu_seen(static_cast<size_t>(cpus_), 0);
-    for (const Record& r : recs_) {
+    auto exit_at = idle_exits_.begin();
+    for (size_t i = 0; i < recs_.size(); ++i) {
+      const Record& r = recs_[i];
       const Time at = r.time - t0_;
+      const auto place_exits = [&] {
+        for (; exit_at != idle_exits_.end() && exit_at->first == i; ++exit_at) {
+          const auto [cpu, task] = exit_at->second;
+          sink_.event({at, EventType::kSwitch, static_cast<uint8_t>(PrevState::kBlocked), cpu,
+                       kNoTask, task, kInferredSwitch, 0});
+          curr[static_cast<size_t>(cpu)] = task;
+          ++inferred;
+          ++idle_exits_placed_;
+        }
+      };
       if (r.kind == Kind::kOwn) {
         // a timer step's value is its expiry, on the trace clock like the time
         const int64_t value = r.own->type == EventType::kTimer ? r.own->value - t0_ : r.own->value;
@@ -140,6 +195,7 @@ class Replay {
       cpu_seen[r.cpu] = 1;
       curr[r.cpu] = r.kind == Kind::kSwitch ? id(r.b) : running;
       emit(r, at);
+      place_exits();
     }
     return inferred;
   }
@@ -154,6 +210,12 @@ class Replay {
           "the trace has no sched_process_fork or sched_wakeup_new events: {} task(s) first "
           "seen after its start are taken to start at their first appearance",
           late));
+    if (idle_exits_placed_ > 0)
+      out.push_back(fmt::format(
+          "{} switch(es) out of the idle task are not in the trace: each is placed at the "
+          "running task's wake-up (or the CPU's last idle event, if later), where an idle CPU "
+          "switches; their wake-up latencies are not measured",
+          idle_exits_placed_));
     if (!has_wakeup_)
       out.push_back(
           "the trace has no sched_wakeup events: wake-up latencies and sleep times are not "
@@ -223,6 +285,8 @@ class Replay {
   bool has_fork_ = false, has_wakeup_ = false;
   std::map<int64_t, TaskId> id_of_;
   std::vector<TaskRow> rows_;
+  std::multimap<size_t, std::pair<int, TaskId>> idle_exits_;  // record index -> (cpu, task)
+  size_t idle_exits_placed_ = 0;
 };
 
 }  // namespace
@@ -235,6 +299,7 @@ void replay_ftrace(const std::vector<FtraceRecord>& records, const RunRecord& ru
   stats.cpus = replay.cpus();
   replay.announce();
   replay.start_state();
+  replay.place_idle_exits();
   stats.inferred_switches = replay.events();
   for (std::string& n : replay.notes()) stats.notes.push_back(std::move(n));
   const Time t0 = span.start_ns >= 0 ? std::min(span.start_ns, stats.first_ns) : stats.first_ns;

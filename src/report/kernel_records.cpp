@@ -106,6 +106,10 @@ void KernelRecorder::event(const SchedEvent& e) {
         start_unshown_[e.cpu] = e.other != kNoTask;
         break;
       }
+      if (e.arg == kInferredSwitch) {  // not in the trace rewritten: a reader infers it again
+        curr_[e.cpu] = e.other;
+        break;
+      }
       r.event = KernelEvent::kSwitch;
       r.irqs_off = true;
       r.preempt_count = 2;
