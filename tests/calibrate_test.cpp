@@ -264,9 +264,12 @@ TEST(Validate, SummaryIsTheMedianOfAbsoluteLogRatios) {
     ScenarioComparison s;
     s.name = name;
     s.metrics.assign(validation_metrics().size(), MetricComparison{});
-    s.metrics[0] = {real, sim, "t"};
+    s.metrics[0] = {real, sim, "t", std::nullopt};
     r.scenarios.push_back(s);
   }
+  r.scenarios[0].metrics[0].real_spread = std::log(1.1);
+  r.scenarios[1].metrics[0].real_spread = std::log(1.5);
+  r.scenarios[2].metrics[0].real_spread = std::log(2.0);
   r.scenarios[1].busy_runs = 1;
   r.runs = 12;
   r.busy_runs = 1;
@@ -278,11 +281,27 @@ TEST(Validate, SummaryIsTheMedianOfAbsoluteLogRatios) {
   EXPECT_FALSE(r.median_abs_log[1]);
   const std::string table = validation_table(r);
   EXPECT_NE(table.find("b *"), std::string::npos) << table;
-  EXPECT_NE(table.find("cpu share 100 % (outside 10 %)"), std::string::npos) << table;
+  EXPECT_NE(table.find("cpu share 100 % (outside 10 %, real 50 %)"), std::string::npos) << table;
+  ASSERT_TRUE(r.median_real_spread[0]);
+  EXPECT_NEAR(*r.median_real_spread[0], std::log(1.5), 1e-12);
+  EXPECT_FALSE(r.median_real_spread[1]);
   EXPECT_NE(table.find("busy before 1 of 12 real runs"), std::string::npos) << table;
   const auto j = nlohmann::json::parse(validation_json(r));
   EXPECT_EQ(j["scenarios"][2]["metrics"]["cpu share"]["ratio"], 2.0);
   EXPECT_TRUE(j["scenarios"][3]["metrics"]["cpu share"]["ratio"].is_number());
+  EXPECT_NEAR(j["scenarios"][2]["metrics"]["cpu share"]["real_spread"].get<double>(), std::log(2.0),
+              1e-12);
+  EXPECT_NEAR(j["summary"]["cpu share"]["median_real_spread"].get<double>(), std::log(1.5), 1e-12);
+}
+
+// The real repeats' own spread: the largest |log(x / median)|.
+TEST(Validate, RealSpreadIsTheLargestLogDistanceFromTheMedian) {
+  EXPECT_NEAR(*repeat_spread({1.0, 2.0, 4.0}), std::log(2.0), 1e-12);
+  EXPECT_NEAR(*repeat_spread({3.0, 2.0, 1.9, 2.0}), std::log(1.5), 1e-12);  // median 2
+  EXPECT_EQ(*repeat_spread({7.0, 7.0}), 0.0);
+  EXPECT_NEAR(*repeat_spread({0.0, 5.0, 5.0}), std::log(100.0), 1e-12);  // 0 as 1/100
+  EXPECT_FALSE(repeat_spread({4.0}));
+  EXPECT_FALSE(repeat_spread({0.0, 0.0, 1.0}));  // median 0
 }
 
 TEST(Validate, QuickRunsToCompletionOrSaysWhyItSkips) {

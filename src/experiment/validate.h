@@ -10,8 +10,9 @@
 //   migrations/s  migrations of the workload's tasks per second
 //   latency p50, p99  wake-up latency (wake-up to running) over all the workload's tasks
 // and summarised per metric by the median over the scenarios of |log(sim / real)| (the
-// ratio taken within 1/100..100). The real runs are marked when the machine was busy
-// (load_check.h) just before them.
+// ratio taken within 1/100..100), beside the same median of the real repeats' own spread
+// (how far the real runs of one scenario differ from their median). The real runs are marked when
+// the machine was busy (load_check.h) just before them.
 #pragma once
 
 #include <functional>
@@ -43,6 +44,9 @@ inline const std::vector<std::string>& validation_metrics() {
 struct MetricComparison {
   std::optional<double> real, sim;  // medians over the repeats; absent: not measured
   std::string detail;               // e.g. the task a cpu share ratio is of
+  // The real side against itself: repeat_spread() of the real repeats. A ratio is only as
+  // good as this.
+  std::optional<double> real_spread;
   // sim / real, when both are there and real is not 0 (1 when both are 0).
   std::optional<double> ratio() const;
 };
@@ -63,13 +67,19 @@ struct ValidationReport {
   // Per metric: the median over the scenarios of |log(sim / real)|, and how many had one.
   std::vector<std::optional<double>> median_abs_log;
   std::vector<int> compared;
+  // Per metric: the median over the scenarios of the real side's spread (real_spread).
+  std::vector<std::optional<double>> median_real_spread;
 };
 
 // Throws InputError for a suite that is missing or empty, or a bad machine file.
 ValidationReport run_validation(const ValidateOptions& o,
                                 const std::function<void(const std::string&)>& progress = {});
 
-// Fills median_abs_log and compared from the scenarios (run_validation does).
+// The largest |log(x / median)| over repeated measurements (a 0 beside a positive
+// median counts as 1/100 of it); absent with fewer than 2 values or a median of 0.
+std::optional<double> repeat_spread(const std::vector<double>& values);
+
+// Fills median_abs_log, median_real_spread and compared from the scenarios (run_validation does).
 void summarise_validation(ValidationReport& r);
 
 // The table of ratios, the summary line per metric (with the targets), and a
