@@ -493,24 +493,34 @@ TEST(ReplayCheck, ProgramFiguresFromTheOutput) {
   EXPECT_DOUBLE_EQ(x.x264_fps, 77.52);
   EXPECT_EQ(x.hackbench_time_s, 0);
   EXPECT_FALSE(program_figures("no figures here\nElapsed Time: 3\n").any());
+  const ProgramFigures tb = program_figures(
+      "   1     39373   231.02 MB/sec  execute   1 sec  latency 3.842 ms\n"
+      "Throughput 231.018 MB/sec  1 clients  1 procs  max_latency=3.842 ms\n");
+  EXPECT_DOUBLE_EQ(tb.tbench_mb_per_s, 231.018);
+  EXPECT_EQ(tb.program(), "tbench");
+  EXPECT_EQ(tb.hackbench_time_s, 0);
 }
 
-// tbench 1 against tbench_srv over loopback, 1 s (tests/data/replay/tbench1.txt.xz, 23 MB
-// of trace, so committed compressed and decompressed here with xz; skipped without it).
+// tbench 1 against tbench_srv over loopback, 2 s (tests/data/replay/tbench2.txt.xz, 58 MB
+// of trace recorded on a quiet machine, so committed compressed and decompressed here with
+// xz; skipped without it), with tbench's output (TRACE.out: "Throughput 231.018 MB/sec").
 // Measured with --softirq-wakers and tbench's threads selected, under eevdf on a flat
-// machine: CPU time within 5 us per task (loop means over ~15000 repetitions), the run
-// 1409.7 ms recorded against 1409.4 ms replayed; tbench_srv's voluntary switches 27529
-// against 26668. Bounds with a margin.
+// machine: CPU time within 16 us per task (loop means), the run 2404.4 ms recorded against
+// 2404.1 ms replayed, tbench's span 2101.9 against 2101.5 ms, so its throughput replayed
+// 231.07 MB/sec (the same bytes over the
+// replayed span). Bounds with a margin.
 TEST(ExtractRecorded, TbenchCompressed) {
   const test::TempDir dir;
-  const std::string trace = dir.file("tbench1.txt");
-  const std::string command =
-      "xz -dc '" + kReplay + "tbench1.txt.xz' > '" + trace + "' 2>/dev/null";
+  const std::string trace = dir.file("tbench2.txt");
+  const std::string command = "xz -dc '" + kReplay + "tbench2.txt.xz' > '" + trace +
+                              "' 2>/dev/null && cp '" + kReplay + "tbench2.txt.out' '" + trace +
+                              ".out'";
   if (std::system(command.c_str()) != 0) GTEST_SKIP() << "xz (xz-utils) is not installed";
   ExtractOptions o;
   o.comm_patterns = {"tbench*"};
   o.softirq_wakers = true;
-  const ReplayCheck c = replay_check(trace, o, "eevdf", std::nullopt);
+  ReplayCheck c = replay_check(trace, o, "eevdf", std::nullopt);
+  read_program_output(trace, c);
   ASSERT_EQ(c.rows.size(), 4u);
   for (const ReplayRow& r : c.rows)
     EXPECT_LE(std::abs(r.sim.cpu_ns - r.real.cpu_ns), 20000) << r.name;
@@ -519,6 +529,16 @@ TEST(ExtractRecorded, TbenchCompressed) {
   EXPECT_GT(duration, 0.95);
   EXPECT_LT(duration, 1.05);
   EXPECT_GE(c.workload.edges.size(), 1u);
+  EXPECT_DOUBLE_EQ(c.program.tbench_mb_per_s, 231.018);
+  EXPECT_EQ(c.program.program(), "tbench");
+  const double span =
+      static_cast<double>(c.sim_span.length()) / static_cast<double>(c.real_span.length());
+  EXPECT_GT(c.real_span.length(), 2'000'000'000);  // the 2 s run and its setup
+  EXPECT_GT(span, 0.95);
+  EXPECT_LT(span, 1.05);
+  std::ostringstream out;
+  print_replay_check(c, out);
+  EXPECT_NE(out.str().find("tbench MB/sec                231.02 "), std::string::npos) << out.str();
 }
 
 // The committed extraction is what extract writes today, byte for byte.

@@ -20,7 +20,7 @@ namespace {
 
 struct ExtractArgs {
   std::string trace_file, out, machine, end_mark, cpus;
-  std::vector<std::string> comms;
+  std::vector<std::string> comms, dl;
   std::vector<int64_t> pids;
   double from_s = -1, to_s = -1;
   bool exact = false, softirq = false;
@@ -42,6 +42,7 @@ int extract(const ExtractArgs& a, std::ostream& out, std::ostream& err) {
   o.exact = a.exact;
   o.softirq_wakers = a.softirq;
   o.tolerance_percent = a.tolerance;
+  for (const std::string& d : a.dl) o.dl.push_back(parse_dl_option(d));
   FtraceStats stats;
   ExtractedWorkload w = extract_trace_file(a.trace_file, o, &stats);
   if (!a.end_mark.empty()) {
@@ -123,6 +124,10 @@ Command add_extract(CLI::App& parent) {
   cmd->add_option("--end-mark", a->end_mark,
                   "NAME=COUNT: the first task marks COUNT at its end (the program's own count, "
                   "as x264's frames: a sweep's marks.NAME.per_second)");
+  cmd->add_option("--dl", a->dl,
+                  "NAME_OR_PID=RUNTIME:DEADLINE:PERIOD (us): the SCHED_DEADLINE parameters of "
+                  "a thread, which a trace does not show (repeatable; without it they are "
+                  "inferred)");
   cmd->add_flag("--softirq-wakers", a->softirq,
                 "a wake-up in soft-interrupt context is the interrupted task's (loopback "
                 "networking; a timer softirq would give a false edge)");

@@ -21,7 +21,7 @@ namespace {
 
 struct ReplayCheckArgs {
   std::string trace_file, policy, machine;
-  std::vector<std::string> comms;
+  std::vector<std::string> comms, dl;
   std::vector<int64_t> pids;
   bool exact = false, host = false, softirq = false;
 };
@@ -63,6 +63,7 @@ int replay_check_cmd(const ReplayCheckArgs& a, std::ostream& out, std::ostream& 
   o.pids = a.pids;
   o.exact = a.exact;
   o.softirq_wakers = a.softirq;
+  for (const std::string& d : a.dl) o.dl.push_back(parse_dl_option(d));
   const std::string release = host_kernel_release();
   const std::string policy = a.policy.empty() ? model_for_kernel(release) : a.policy;
   const Recording r = read_recording(a.trace_file, o);
@@ -105,6 +106,7 @@ Command add_replay_check(CLI::App& parent) {
   cmd->add_option("--pid", a->pids, "select a thread or thread group (as extract)");
   cmd->add_flag("--exact", a->exact, "no loops");
   cmd->add_flag("--softirq-wakers", a->softirq, "as extract");
+  cmd->add_option("--dl", a->dl, "NAME_OR_PID=RUNTIME:DEADLINE:PERIOD (us), as extract");
   return {cmd,
           [a](std::ostream& out, std::ostream& err) { return replay_check_cmd(*a, out, err); }};
 }

@@ -29,6 +29,8 @@ struct Follow {
   int32_t index = -1;  // into the result's tasks
   // The sleeps' wake-up times (for the timer test), by position in steps.
   std::vector<std::pair<size_t, Time>> sleep_wakes;
+  // Every wake-up's time and the CPU time so far (SCHED_DEADLINE inference).
+  std::vector<std::pair<Time, Time>> wakes;
   std::vector<XStep> steps;
   XTask out;
 };
@@ -113,6 +115,7 @@ struct WorkloadExtractor::State {
   }
 
   void woken(Follow& f, Time t, TaskId waker) {
+    f.wakes.emplace_back(t, f.out.cpu_ns);
     Follow* w = sel(waker);
     if (w && w != &f && w->life != Life::kUnborn && w->life != Life::kExited) {
       auto [it, fresh] = edge_of.try_emplace({waker, static_cast<TaskId>(&f - tasks.data())},
@@ -144,6 +147,7 @@ struct WorkloadExtractor::State {
     for (Follow& f : tasks) {
       f.steps.clear();
       f.sleep_wakes.clear();
+      f.wakes.clear();
       f.burst_ns = 0;
       f.out.cpu_ns = 0;
       f.out.bursts = f.out.edges_in = f.out.sleeps = f.out.unknown_wakers = 0;
@@ -306,6 +310,47 @@ void find_timer(Follow& f, const ExtractOptions& o, int32_t index) {
   for (const auto& [pos, _] : w) f.steps[pos] = {XStep::Kind::kTimer, period, index, false};
 }
 
+// --dl names a thread by its name, its comm or its pid.
+bool names(const DlGiven& g, const Follow& f) {
+  return g.who == f.info.name || g.who == comm_of(f.info) || g.who == std::to_string(f.info.pid);
+}
+
+// SCHED_DEADLINE parameters: as given (--dl, which also makes the task a deadline task),
+// else for a task the trace shows as one (prio -1), inferred from its wake-ups.
+void deadline_params(Follow& f, const ExtractOptions& o, std::vector<bool>& used,
+                     std::vector<std::string>& notes) {
+  XTask& x = f.out;
+  for (size_t i = 0; i < o.dl.size(); ++i) {
+    if (!names(o.dl[i], f)) continue;
+    used[i] = true;
+    if (x.policy != SchedPolicy::kDeadline)
+      notes.push_back(fmt::format("{}: SCHED_DEADLINE as given (--dl), the trace shows {}", x.name,
+                                  policy_name(x.policy)));
+    x.policy = SchedPolicy::kDeadline;
+    x.dl_runtime_ns = o.dl[i].runtime_ns;
+    x.dl_deadline_ns = o.dl[i].deadline_ns;
+    x.dl_period_ns = o.dl[i].period_ns;
+    return;
+  }
+  if (x.policy != SchedPolicy::kDeadline) return;
+  const std::optional<DlInferred> dl = infer_dl(f.wakes, x.cpu_ns);
+  if (!dl) {
+    notes.push_back(fmt::format(
+        "{}: SCHED_DEADLINE in the trace, with fewer than two wake-ups to infer its period "
+        "from: run as SCHED_OTHER (give --dl {}=RUNTIME:DEADLINE:PERIOD)",
+        x.name, x.name));
+    return;
+  }
+  x.dl_runtime_ns = dl->runtime_ns;
+  x.dl_deadline_ns = x.dl_period_ns = dl->period_ns;
+  x.dl_inferred = true;
+  notes.push_back(fmt::format(
+      "{}: SCHED_DEADLINE parameters inferred (a trace does not show them): period {} us "
+      "(the median interval between its wake-ups), runtime {} us (its most CPU time in one "
+      "period), deadline = period; --dl {}=R:D:P gives them",
+      x.name, x.dl_period_ns / kNsPerUs, x.dl_runtime_ns / kNsPerUs, x.name));
+}
+
 }  // namespace
 
 ExtractedWorkload WorkloadExtractor::result(const std::string& file) {
@@ -328,8 +373,11 @@ ExtractedWorkload WorkloadExtractor::result(const std::string& file) {
     throw InputError(file, "events",
                      "no sched_wakeup or sched_waking events: the trace does not say what "
                      "ended each block (record sched_waking and sched_wakeup)");
+  std::vector<bool> dl_used(s.opt.dl.size(), false);
+  std::vector<std::string> dl_notes;
   for (Follow& f : s.tasks) {
     if (f.index < 0) continue;
+    deadline_params(f, s.opt, dl_used, dl_notes);
     // steps that name a task (fork) or an edge use the result's numbering
     for (XStep& st : f.steps)
       if (st.kind == XStep::Kind::kFork) st.ref = s.tasks[static_cast<size_t>(st.ref)].index;
@@ -345,6 +393,10 @@ ExtractedWorkload WorkloadExtractor::result(const std::string& file) {
     e.wakee = s.tasks[static_cast<size_t>(pair.second)].index;
   }
   out.edges = s.edges;
+  for (size_t i = 0; i < dl_used.size(); ++i)
+    if (!dl_used[i])
+      throw InputError(file, "--dl " + s.opt.dl[i].who,
+                       "names no selected thread (a name, comm or pid of the trace)");
   size_t unknown = 0;
   for (const XTask& t : out.tasks) unknown += t.unknown_wakers;
   if (unknown)
@@ -360,6 +412,7 @@ ExtractedWorkload WorkloadExtractor::result(const std::string& file) {
   if (s.inferred)
     out.notes.push_back(
         fmt::format("{} switch(es) were inferred (events lost): taken as preemptions", s.inferred));
+  out.notes.insert(out.notes.end(), dl_notes.begin(), dl_notes.end());
   if (s.lost_lines)
     out.notes.push_back(fmt::format(
         "{} events were lost when recording ({} overrun line(s), the first at {:.6f} s on CPU "

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "events/event.h"
+#include "extract/deadline_params.h"
 #include "util/types.h"
 
 namespace schedlab {
@@ -34,6 +35,7 @@ struct ExtractOptions {
   int tolerance_percent = 10;              // loop and timer matching
   Time tolerance_floor_ns = 2000;          // ... and at least this much
   int timer_min_periods = 4;               // wake-ups needed to call a task periodic
+  std::vector<DlGiven> dl;                 // SCHED_DEADLINE parameters (--dl)
 };
 
 // One step of an extracted program.
@@ -59,6 +61,10 @@ struct XTask {
   Time delay_ns = 0;    // start of a task that is not forked
   Time cpu_ns = 0;      // total CPU time the trace shows (within the window)
   size_t bursts = 0, edges_in = 0, sleeps = 0, unknown_wakers = 0;
+  // SCHED_DEADLINE (policy kDeadline): as given (--dl), else inferred from the trace
+  // (dl_inferred); all 0 when neither was possible (the task runs as SCHED_OTHER).
+  Time dl_runtime_ns = 0, dl_deadline_ns = 0, dl_period_ns = 0;
+  bool dl_inferred = false;
   std::vector<XPhase> phases;
 };
 

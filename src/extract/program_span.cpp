@@ -30,7 +30,7 @@ void ProgramSpans::event(const SchedEvent& e) {
 }
 
 const std::vector<std::string>& measured_programs() {
-  static const std::vector<std::string> programs = {"hackbench", "x264"};
+  static const std::vector<std::string> programs = {"hackbench", "x264", "tbench"};
   return programs;
 }
 

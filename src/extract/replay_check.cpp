@@ -47,7 +47,7 @@ void print_program_figures(const ReplayCheck& c, std::ostream& out) {
   if (!c.program.any()) return;
   const double real_s = static_cast<double>(c.real_span.length()) / 1e9;
   const double sim_s = static_cast<double>(c.sim_span.length()) / 1e9;
-  const std::string program = c.program.x264_frames > 0 ? "x264" : "hackbench";
+  const std::string program = c.program.program();
   out << fmt::format("\n{}'s figures ({}):\n", program, c.program_output);
   out << fmt::format("{:<24} {:>10.3f} {:>10.3f} {:>6}   (first fork to last exit)\n",
                      program + "'s span ms", real_s * 1e3, sim_s * 1e3, ratio(real_s, sim_s));
@@ -65,6 +65,14 @@ void print_program_figures(const ReplayCheck& c, std::ostream& out) {
     out << fmt::format(
         "{:<24} {:>10.2f} {:>10.2f} {:>6}   (x264's clock times its encoding only)\n",
         "x264 fps over the span", real_fps, sim_fps, ratio(real_fps, sim_fps));
+  }
+  // tbench moves the same bytes in the replay: its throughput scales by the spans' ratio
+  if (c.program.tbench_mb_per_s > 0) {
+    const double real_mb = c.program.tbench_mb_per_s;
+    const double sim_mb = sim_s > 0 ? real_mb * real_s / sim_s : 0;
+    out << fmt::format(
+        "{:<24} {:>10.2f} {:>10.2f} {:>6}   (sim: the same bytes over the replayed span)\n",
+        "tbench MB/sec", real_mb, sim_mb, ratio(real_mb, sim_mb));
   }
 }
 
@@ -116,6 +124,10 @@ Recording read_recording(const std::string& trace, const ExtractOptions& options
   return {extractor.result(trace), real.metrics(), spans.spans()};
 }
 
+std::string ProgramFigures::program() const {
+  return x264_frames > 0 ? "x264" : tbench_mb_per_s > 0 ? "tbench" : "hackbench";
+}
+
 ProgramFigures program_figures(const std::string& output) {
   ProgramFigures f;
   std::smatch m;
@@ -128,6 +140,9 @@ ProgramFigures program_figures(const std::string& output) {
     f.x264_frames = std::stoll(m[1]);
     f.x264_fps = std::stod(m[2]);
   }
+  // dbench 4's tbench: "Throughput 231.018 MB/sec  1 clients  1 procs  max_latency=..."
+  static const std::regex throughput(R"((^|\n)Throughput ([0-9]+(\.[0-9]+)?) MB/sec)");
+  if (std::regex_search(output, m, throughput)) f.tbench_mb_per_s = std::stod(m[2]);
   return f;
 }
 
@@ -138,7 +153,7 @@ void read_program_output(const std::string& trace, ReplayCheck& c) {
   c.program = program_figures(read_input_file(path));  // a regular file, size-checked
   if (!c.program.any()) return;
   c.program_output = path;
-  const std::string program = c.program.x264_frames > 0 ? "x264" : "hackbench";
+  const std::string program = c.program.program();
   if (const auto it = c.real_spans.find(program); it != c.real_spans.end())
     c.real_span = it->second;
   if (const auto it = c.sim_spans.find(program); it != c.sim_spans.end()) c.sim_span = it->second;

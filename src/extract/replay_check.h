@@ -53,13 +53,16 @@ struct Recording {
 Recording read_recording(const std::string& trace, const ExtractOptions& options);
 
 // The program's own throughput figures as it printed them (the output record-workload
-// keeps beside the trace, TRACE.out): hackbench's "Time: S" and x264's "encoded N
-// frames, F fps". Absent figures stay 0.
+// keeps beside the trace, TRACE.out): hackbench's "Time: S", x264's "encoded N frames,
+// F fps" and tbench's (dbench's) "Throughput X MB/sec". Absent figures stay 0.
 struct ProgramFigures {
   double hackbench_time_s = 0;
   int64_t x264_frames = 0;
   double x264_fps = 0;
-  bool any() const { return hackbench_time_s > 0 || x264_frames > 0; }
+  double tbench_mb_per_s = 0;
+  bool any() const { return hackbench_time_s > 0 || x264_frames > 0 || tbench_mb_per_s > 0; }
+  // The program of measured_programs() the figures are of.
+  std::string program() const;
 };
 ProgramFigures program_figures(const std::string& output);
 

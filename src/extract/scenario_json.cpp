@@ -72,15 +72,26 @@ void task_json(std::string& out, const ExtractedWorkload& w, const XTask& t, boo
   out += fmt::format("    {}: {{\n", quoted(t.name));
   out += fmt::format("      \"instance\": {}, \"loop\": 1,\n", t.forked ? 0 : 1);
   SchedPolicy policy = t.policy;
-  if (policy == SchedPolicy::kDeadline) {
+  if (policy == SchedPolicy::kDeadline && t.dl_runtime_ns > 0) {
+    out += t.dl_inferred ? "      /* SCHED_DEADLINE parameters inferred from the trace's "
+                           "wake-ups (period: their median interval; runtime: the most CPU "
+                           "in one period; deadline = period) */\n"
+                         : "      /* SCHED_DEADLINE parameters as given (--dl) */\n";
+    out += fmt::format(
+        "      \"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": {}, \"dl-deadline\": {}, "
+        "\"dl-period\": {},\n",
+        t.dl_runtime_ns / kNsPerUs, t.dl_deadline_ns / kNsPerUs, t.dl_period_ns / kNsPerUs);
+  } else {
+    if (policy == SchedPolicy::kDeadline) {
+      out +=
+          "      /* SCHED_DEADLINE in the trace: its parameters are not traced, run as "
+          "SCHED_OTHER */\n";
+      policy = SchedPolicy::kOther;
+    }
+    const int priority = is_rt(policy) ? std::clamp(t.rt_priority, 1, 99) : t.nice;
     out +=
-        "      /* SCHED_DEADLINE in the trace: its parameters are not traced, run as "
-        "SCHED_OTHER */\n";
-    policy = SchedPolicy::kOther;
+        fmt::format("      \"policy\": \"{}\", \"priority\": {},\n", policy_name(policy), priority);
   }
-  const int priority = is_rt(policy) ? std::clamp(t.rt_priority, 1, 99) : t.nice;
-  out +=
-      fmt::format("      \"policy\": \"{}\", \"priority\": {},\n", policy_name(policy), priority);
   if (!w.cpus_of_every_task.empty()) {
     std::string list;
     for (const int c : w.cpus_of_every_task) list += (list.empty() ? "" : ", ") + std::to_string(c);
