@@ -505,10 +505,10 @@ TEST(ReplayCheck, ProgramFiguresFromTheOutput) {
 // of trace recorded on a quiet machine, so committed compressed and decompressed here with
 // xz; skipped without it), with tbench's output (TRACE.out: "Throughput 231.018 MB/sec").
 // Measured with --softirq-wakers and tbench's threads selected, under eevdf on a flat
-// machine: CPU time within 16 us per task (loop means), the run 2404.4 ms recorded against
-// 2404.1 ms replayed, tbench's span 2101.9 against 2101.5 ms, so its throughput replayed
-// 231.07 MB/sec (the same bytes over the
-// replayed span). Bounds with a margin.
+// machine: CPU time within 27 us per task of about 1 s (loop means; 16 us before the
+// switches out of idle that CPU 1 does not trace were placed at their wake-ups), the run 2404.4 ms
+// recorded against 2404.1 ms replayed, tbench's span 2101.9 against 2101.5 ms, so its throughput
+// replayed 231.07 MB/sec (the same bytes over the replayed span). Bounds with a margin.
 TEST(ExtractRecorded, TbenchCompressed) {
   const test::TempDir dir;
   const std::string trace = dir.file("tbench2.txt");
@@ -523,7 +523,7 @@ TEST(ExtractRecorded, TbenchCompressed) {
   read_program_output(trace, c);
   ASSERT_EQ(c.rows.size(), 4u);
   for (const ReplayRow& r : c.rows)
-    EXPECT_LE(std::abs(r.sim.cpu_ns - r.real.cpu_ns), 20000) << r.name;
+    EXPECT_LE(std::abs(r.sim.cpu_ns - r.real.cpu_ns), 40000) << r.name;
   const double duration =
       static_cast<double>(c.sim_duration_ns) / static_cast<double>(c.real_duration_ns);
   EXPECT_GT(duration, 0.95);
