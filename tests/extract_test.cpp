@@ -373,9 +373,9 @@ TEST(ExtractRecorded, HackbenchThreads) {
 // Each committed recording's output (TRACE.out, kept by record-workload) gives the
 // program's figures, and the program's span is found on both sides. Measured spans
 // replayed under eevdf on a flat machine, sim/real: hackbench -T 0.974, -P 0.917, x264
-// --threads 1 0.994, 2 0.994, 4 0.936 (before, on the recordings made at load 4, without
-// the untraced switches out of idle placed at their wake-ups: 0.703, 0.641, 1.084, 1.018,
-// 0.976, with bounds 0.6-0.8, 0.5-0.8, 0.95-1.15, 0.9-1.1, 0.85-1.1). Bounds with a margin;
+// --threads 1 0.994, 2 0.994, 4 0.936 (before, on the recordings made at load 4: 0.703,
+// 0.641, 1.084, 1.018, 0.976, with bounds 0.6-0.8, 0.5-0.8, 0.95-1.15, 0.9-1.1,
+// 0.85-1.1). Bounds with a margin;
 // -P's lower bound (0.87) is below the target of 10 % (0.9), which it meets by 0.017.
 TEST(ExtractRecorded, ProgramFiguresOfTheCommittedRecordings) {
   struct Expected {
