@@ -332,20 +332,23 @@ Totals totals(const ReplayCheck& c, const std::string& prefix) {
 }
 
 // A real hackbench (rt-tests 2.4, `hackbench -g 2 -f 5 -l 1000 -T`, Linux 6.18 on this
-// 2-vCPU VM, load average 4 from other users' compilers) extracted whole (its 21 threads
-// and the 10 other tasks that shared the CPUs) and replayed under eevdf, the running
-// kernel's model, on a flat machine. Measured: every task's CPU time to the nanosecond
-// (within 1 us where loops took means); the run 130.56 ms recorded against 137.24 ms
-// replayed (1.051), pinned by the other tasks' sleeps of observed length; hackbench's
-// own span (first fork to last exit) 130.49 ms against 91.67 ms (0.703), its Time 0.128 s
-// printed (tests/data/replay/hackbench-threads.txt.out); hackbench's voluntary switches
-// 375 against 239 (0.64: semaphores bank the posts a pipe's capacity would have held
-// back, see docs/replay.md). Bounds with a margin.
+// 2-vCPU VM, recorded on a quiet machine, load average 0.3) extracted whole (its 21
+// threads and the 5 other tasks that ran beside them) and replayed under eevdf, the
+// running kernel's model, on a flat machine. Measured: every task's CPU time within 1 us
+// (loop means); the run 76.23 ms recorded against 75.70 ms replayed (0.993), pinned by the
+// other tasks' sleeps of observed length; hackbench's own span (first fork to last exit)
+// 76.20 ms against 74.23 ms (0.974), its Time 0.074 s printed
+// (tests/data/replay/hackbench-threads.txt.out); hackbench's voluntary switches 1689
+// against 409 (0.24: the replay's order keeps the running sender, so the receivers pass
+// waits without blocking, see docs/replay.md). Before, on the recording made at load 4
+// (31 tasks): the run 1.051, the span 0.703, Time 0.128 s, switches 375 -> 239 (0.64),
+// bounds 0.95-1.15, 0.6-0.8, 0.5-0.8. Bounds with a margin; the switches' lower bound
+// (0.18) is beyond the target (within 30 %, 0.7), which the replay does not meet.
 TEST(ExtractRecorded, HackbenchThreads) {
   const std::string trace = kReplay + "hackbench-threads.txt";
   ReplayCheck c = replay_check(trace, {}, "eevdf", std::nullopt);
   read_program_output(trace, c);
-  ASSERT_EQ(c.rows.size(), 31u);
+  ASSERT_EQ(c.rows.size(), 26u);
   // a loop's mean drops under 1 ns per repetition
   for (const ReplayRow& r : c.rows)
     EXPECT_LE(std::abs(r.sim.cpu_ns - r.real.cpu_ns), 1000) << r.name;
@@ -355,32 +358,36 @@ TEST(ExtractRecorded, HackbenchThreads) {
       static_cast<double>(c.sim_span.length()) / static_cast<double>(c.real_span.length());
   const Totals hb = totals(c, "hackbench");
   const double switches = static_cast<double>(hb.sim_vol) / static_cast<double>(hb.real_vol);
-  std::cout << "duration ratio " << duration << ", span ratio " << span
-            << ", hackbench voluntary switches " << hb.real_vol << " -> " << hb.sim_vol << "\n";
-  EXPECT_DOUBLE_EQ(c.program.hackbench_time_s, 0.128);
+  std::cout << "run " << c.real_duration_ns << " -> " << c.sim_duration_ns << " ns (" << duration
+            << "), span ratio " << span << ", hackbench voluntary switches " << hb.real_vol
+            << " -> " << hb.sim_vol << "\n";
+  EXPECT_DOUBLE_EQ(c.program.hackbench_time_s, 0.074);
   EXPECT_GT(duration, 0.95);
-  EXPECT_LT(duration, 1.15);
-  EXPECT_GT(span, 0.6);
-  EXPECT_LT(span, 0.8);
-  EXPECT_GT(switches, 0.5);
-  EXPECT_LT(switches, 0.8);
+  EXPECT_LT(duration, 1.04);
+  EXPECT_GT(span, 0.92);
+  EXPECT_LT(span, 1.03);
+  EXPECT_GT(switches, 0.18);
+  EXPECT_LT(switches, 0.32);
 }
 
 // Each committed recording's output (TRACE.out, kept by record-workload) gives the
 // program's figures, and the program's span is found on both sides. Measured spans
-// replayed under eevdf on a flat machine, sim/real: hackbench -T 0.703, -P 0.641, x264
-// --threads 1 1.084, 2 1.018, 4 0.976; bounds with a margin.
+// replayed under eevdf on a flat machine, sim/real: hackbench -T 0.974, -P 0.917, x264
+// --threads 1 0.994, 2 0.994, 4 0.936 (before, on the recordings made at load 4: 0.703,
+// 0.641, 1.084, 1.018, 0.976, with bounds 0.6-0.8, 0.5-0.8, 0.95-1.15, 0.9-1.1,
+// 0.85-1.1). Bounds with a margin;
+// -P's lower bound (0.87) is below the target of 10 % (0.9), which it meets by 0.017.
 TEST(ExtractRecorded, ProgramFiguresOfTheCommittedRecordings) {
   struct Expected {
     std::string name;
     double time_s, fps;
     double span_low, span_high;
   };
-  const Expected recordings[] = {{"hackbench-threads", 0.128, 0, 0.6, 0.8},
-                                 {"hackbench-processes", 0.027, 0, 0.5, 0.8},
-                                 {"x264-threads1", 0, 202.47, 0.95, 1.15},
-                                 {"x264-threads2", 0, 314.74, 0.9, 1.1},
-                                 {"x264-threads4", 0, 313.73, 0.85, 1.1}};
+  const Expected recordings[] = {{"hackbench-threads", 0.074, 0, 0.92, 1.03},
+                                 {"hackbench-processes", 0.016, 0, 0.87, 0.97},
+                                 {"x264-threads1", 0, 250.45, 0.95, 1.04},
+                                 {"x264-threads2", 0, 625.90, 0.95, 1.04},
+                                 {"x264-threads4", 0, 550.98, 0.9, 0.98}};
   for (const Expected& e : recordings) {
     const std::string trace = kReplay + e.name + ".txt";
     ReplayCheck c = replay_check(trace, {}, "eevdf", std::nullopt);
@@ -408,8 +415,10 @@ Machine shipped_machine(const std::string& name) {
 
 // machines/dev-vm.json is this VM as `schedlab calibrate` measured it. Replayed on it with
 // the costs the trace already holds left out, each task of the recorded hackbench keeps
-// its CPU time (within the 1 us of loop means); on the whole calibrated machine the
-// waker's send and the refills are paid again on top of the recorded bursts.
+// its CPU time (within the 1 us of loop means; measured at most 65 ns off, 1 ns on the
+// recording made at load 4); on the whole calibrated machine the waker's send and the
+// refills are paid again on top of the recorded bursts (measured 145.27 -> 146.56 ms of
+// CPU in all; before 261.13 -> 261.89 ms).
 TEST(ExtractRecorded, ThisHostsCalibratedMachineKeepsTheRecordedCpuTime) {
   const Machine calibrated = shipped_machine("dev-vm.json");
   const Machine here = replay_machine_of_this_host(calibrated, true);
@@ -428,10 +437,15 @@ TEST(ExtractRecorded, ThisHostsCalibratedMachineKeepsTheRecordedCpuTime) {
   ReplayMachine m;
   m.machine = here;
   const ReplayCheck c = replay_check(r, "hackbench-threads.txt", "eevdf", m);
-  for (const ReplayRow& row : c.rows)
+  Time worst = 0;
+  for (const ReplayRow& row : c.rows) {
     EXPECT_LE(std::abs(row.sim.cpu_ns - row.real.cpu_ns), 1000) << row.name;
+    worst = std::max(worst, std::abs(row.sim.cpu_ns - row.real.cpu_ns));
+  }
   m.machine = calibrated;
   const ReplayCheck twice = replay_check(r, "hackbench-threads.txt", "eevdf", m);
+  std::cout << "CPU time off by at most " << worst << " ns; on the whole file "
+            << totals(twice, "").real_cpu << " -> " << totals(twice, "").sim_cpu << " ns\n";
   EXPECT_GT(totals(twice, "").sim_cpu, totals(twice, "").real_cpu + 100000);
 }
 

@@ -101,6 +101,45 @@ TEST(TraceRewrite, AStartTaskWithNoRecordOfItsOwnKeepsItsTime) {
       << test::read_all(w.text);
 }
 
+// As on this VM's CPU 1, whose switches out of idle are not traced: `a` sleeps at 1.000000,
+// is woken in idle's soft interrupt at 1.000100, and an interrupt in idle on CPU 1 wakes
+// `b` onto CPU 0 at 1.000112, so CPU 1 was still idle then: a's switch-in is placed at
+// 1.000112 (a ran 1000 us from the trace's start, then 888 us; 12 us waiting). b's
+// wake-up has no waker and is written on its target, CPU 0: the files written hold a
+// wake-up of `a` (already woken) in idle context on CPU 1 at 1.000112 for the reader to
+// place the switch at again, and no other line at that time on CPU 1.
+TEST(TraceRewrite, ASwitchOutOfIdleIsPlacedAgainWhereTheRecordingPlacedIt) {
+  const TempDir dir;
+  const std::string trace = dir.write(
+      "idle-exit.txt",
+      "#P:2\n"
+      "b-11 [000] d..2. 0.999000: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 "
+      "prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+      "a-10 [001] d..2. 1.000000: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 "
+      "prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n"
+      "<idle>-0 [001] dNs4. 1.000100: sched_wakeup: comm=a pid=10 prio=120 target_cpu=001\n"
+      "<idle>-0 [001] dNh3. 1.000112: sched_wakeup: comm=b pid=11 prio=120 target_cpu=000\n"
+      "<idle>-0 [000] d..2. 1.000125: sched_switch: prev_comm=swapper/0 prev_pid=0 "
+      "prev_prio=120 prev_state=R ==> next_comm=b next_pid=11 next_prio=120\n"
+      "b-11 [000] d..2. 1.000200: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 "
+      "prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+      "a-10 [001] d..2. 1.001000: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 "
+      "prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n");
+  const Metrics original = analyze_file(trace);
+  const TaskMetrics& a = test::task(original, "a");
+  EXPECT_EQ(a.cpu_time_ns, 1888000);
+  EXPECT_EQ(a.wait_time_ns, 12000);
+  const Rewritten w = rewrite(trace, dir);
+  expect_both_read_back(original, w, "");
+  const std::string text = test::read_all(w.text);
+  EXPECT_NE(text.find("[001] d.h3     1.000112000: sched_wakeup: comm=a pid=10 prio=120 "
+                      "target_cpu=001"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("[001] d.h3     1.000112000: sched_wakeup: comm=b"), std::string::npos)
+      << text;
+}
+
 // Two pids share the comm `worker`: analyze names them worker:10 and worker:11, and the
 // files written hold the comm itself (the kernel's), read back under the same names.
 TEST(TraceRewrite, ASharedCommIsWrittenWithoutThePid) {

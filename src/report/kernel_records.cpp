@@ -34,6 +34,7 @@ void KernelRecorder::begin(const RunInfo& info) {
   origin_ = info.origin_ns > 0 ? info.origin_ns : kSimClockBaseNs;
   curr_.assign(static_cast<size_t>(info.cpus), kNoTask);
   start_unshown_.assign(static_cast<size_t>(info.cpus), false);
+  idle_record_at_.assign(static_cast<size_t>(info.cpus), -1);
 }
 
 void KernelRecorder::task_created(const TaskInfo& t) {
@@ -65,6 +66,7 @@ void KernelRecorder::record(KernelRecord& r, CpuId cpu, Time at) {
   r.clock_ns = origin_ + at;
   const TaskId running = curr_.empty() ? kNoTask : curr_[cpu];
   r.running = running == kNoTask ? nullptr : &threads_[running];
+  if (running == kNoTask) idle_record_at_[static_cast<size_t>(cpu)] = at;
   if (r.event != KernelEvent::kMark) start_unshown_[cpu] = false;  // a reader skips markers
   emit_(r);
 }
@@ -89,6 +91,40 @@ void KernelRecorder::end(Time t) {
   }
 }
 
+// A switch out of idle that the recording lacked is not written (a reader infers it
+// again), and a reader places it after the task's last wake-up or migration record, or
+// after the CPU's last record in idle context if later (host/ftrace_replay.cpp,
+// place_idle_exits). The records that put it there in the recording may be written
+// elsewhere here: a wake-up with no waker in the stream goes to its target CPU, a
+// migration to its destination (this VM's recordings: an interrupt in idle on CPU 1 waking
+// a task onto CPU 0 after the wake-up of the task that then ran on CPU 1). When no record
+// written so far gives the switch's time, one is written that does: a sched_wakeup of the
+// task, already woken (which changes no state), in idle context on the CPU at that time.
+void KernelRecorder::idle_exit_evidence(const SchedEvent& e) {
+  const auto cpu = static_cast<size_t>(e.cpu);
+  if (std::max(idle_record_at_[cpu], woken_at(e.other)) >= e.time) return;
+  KernelRecord r;
+  r.event = KernelEvent::kWakeup;
+  r.irqs_off = true;
+  r.hardirq = true;
+  r.preempt_count = 3;
+  r.a = threads_[e.other];
+  r.target_cpu = e.cpu;
+  record(r, e.cpu, e.time);
+  mark_woken(e.other, e.time);
+}
+
+Time KernelRecorder::woken_at(TaskId id) const {
+  const auto i = static_cast<size_t>(id);
+  return i < woken_at_.size() ? woken_at_[i] : -1;
+}
+
+void KernelRecorder::mark_woken(TaskId id, Time at) {
+  const auto i = static_cast<size_t>(id);
+  if (i >= woken_at_.size()) woken_at_.resize(i + 1, -1);
+  woken_at_[i] = at;
+}
+
 void KernelRecorder::marker(CpuId cpu, Time at, std::string text) {
   KernelRecord r;
   r.event = KernelEvent::kMark;
@@ -107,6 +143,7 @@ void KernelRecorder::event(const SchedEvent& e) {
         break;
       }
       if (e.arg == kInferredSwitch) {  // not in the trace rewritten: a reader infers it again
+        if (e.task == kNoTask && e.other != kNoTask) idle_exit_evidence(e);
         curr_[e.cpu] = e.other;
         break;
       }
@@ -144,6 +181,7 @@ void KernelRecorder::event(const SchedEvent& e) {
         r.event = KernelEvent::kWakeupNew;
       }
       record(r, at, e.time);
+      mark_woken(e.task, e.time);
       break;
     }
     case EventType::kMigrate:
@@ -154,6 +192,7 @@ void KernelRecorder::event(const SchedEvent& e) {
       r.orig_cpu = e.cpu;
       r.target_cpu = e.arg;
       record(r, e.arg, e.time);
+      mark_woken(e.task, e.time);
       break;
     case EventType::kFork:
       r.event = KernelEvent::kFork;

@@ -79,6 +79,9 @@ class KernelRecorder {
   void record(KernelRecord& r, CpuId cpu, Time at);
   KernelTask idle(CpuId cpu) const;
   CpuId cpu_running(TaskId id) const;
+  void idle_exit_evidence(const SchedEvent& e);
+  Time woken_at(TaskId id) const;
+  void mark_woken(TaskId id, Time at);
 
   Emit emit_;
   RunInfo info_;
@@ -87,6 +90,8 @@ class KernelRecorder {
   std::vector<KernelTask> threads_;
   std::vector<TaskId> curr_;             // [cpu]
   std::vector<bool> start_unshown_;      // [cpu]: its start task is named by no record yet
+  std::vector<Time> idle_record_at_;     // [cpu]: the time of its last record in idle context
+  std::vector<Time> woken_at_;           // [task]: its last wake-up or migration record
   std::map<int64_t, int> live_threads_;  // tgid -> threads alive
   std::map<std::pair<int64_t, int32_t>, int64_t> mark_totals_;  // (tgid, mark) -> count
 };
