@@ -1,6 +1,7 @@
 // The figure a seed program prints, where the workload came from a generator that models
-// it: tbench's "Throughput N MB/sec" (dbench's tbench.c: bytes both ways / 1e6 per
-// second) and hackbench's "Time: N.NNN" (seconds until the last message was received).
+// it: tbench's "Throughput N MB/sec" (dbench 4.0's dbench.c: the ReadX and WriteX data of
+// every client, child->bytes, / 1e6 per second; docs/workloads/tbench.md) and
+// hackbench's "Time: N.NNN" (seconds until the last message was received).
 #pragma once
 
 #include <string>
