@@ -39,14 +39,22 @@ class DeadlineTree {
   bool contains(TaskId id) const {
     return static_cast<size_t>(id) < nodes_.size() && nodes_[id].queued;
   }
-  // pick() with `excluded` (which is in the tree) left out: it is erased and inserted again
-  // with its old insertion number, which leaves the tree as it was.
+  // pick() with `excluded` (which is in the tree) left out, without changing the tree: the
+  // same walk, where a cached minimum that is `excluded` is replaced by the minimum of its
+  // subtree without it (one more path, down to `excluded`).
   template <typename F>
-  TaskId pick_without(TaskId& root, TaskId excluded, F&& eligible) {
-    const Node saved = nodes_[excluded];
-    erase_at(root, excluded);
-    const TaskId best = pick(root, eligible);
-    insert_as(root, excluded, saved.vruntime, saved.deadline, saved.seq);
+  TaskId pick_without(TaskId root, TaskId excluded, F&& eligible) const {
+    TaskId best = kNoTask;
+    for (TaskId x = root; x != kNoTask;) {
+      const Node& n = nodes_[x];
+      if (!eligible(n.vruntime)) {
+        x = n.left;
+        continue;
+      }
+      if (n.left != kNoTask) best = better(best, best_without(n.left, excluded));
+      if (x != excluded) best = better(best, x);
+      x = n.right;
+    }
     return best;
   }
   // The entity of earliest deadline among those for which eligible(vruntime) holds, where
@@ -100,6 +108,26 @@ class DeadlineTree {
     if (x.deadline != y.deadline) return x.deadline < y.deadline ? a : b;
     if (x.vruntime != y.vruntime) return x.vruntime < y.vruntime ? a : b;
     return x.seq < y.seq ? a : b;
+  }
+  TaskId subtree_best(TaskId t) const { return t == kNoTask ? kNoTask : nodes_[t].best; }
+  // The earliest deadline in subtree `t` with `excluded` left out. Only the subtrees on
+  // `excluded`'s path can cache it, so the walk follows that path.
+  TaskId best_without(TaskId t, TaskId excluded) const {
+    TaskId best = kNoTask;
+    while (t != kNoTask) {
+      const Node& n = nodes_[t];
+      if (n.best != excluded) return better(best, n.best);
+      if (t == excluded) return better(better(best, subtree_best(n.left)), subtree_best(n.right));
+      best = better(best, t);
+      if (key_before(excluded, t)) {
+        best = better(best, subtree_best(n.right));
+        t = n.left;
+      } else {
+        best = better(best, subtree_best(n.left));
+        t = n.right;
+      }
+    }
+    return best;
   }
   void pull(TaskId x) {
     Node& n = nodes_[x];
