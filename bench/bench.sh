@@ -91,63 +91,64 @@ measure() {
   bins=()
 }
 
-# The simulation alone, without setup and output: each point runs to a short duration and
-# to a long one, and ns/event is the difference of their median CPU times over the
-# difference of their events (summary.events). Setup (the workload, the forks) and output
-# (one --json row per task) are the same in both runs and cancel. The long duration is
-# found by doubling the extra time (1, 2, 4, ... simulated seconds, at most 256) until
-# the difference holds DELTA_EVENTS events (default 1,000,000). The event rate is not
-# steady: 100,000 forks at time 0 take seconds to spread. A run long enough for events >=
-# 50x tasks instead would need 5 M events at 100,000 tasks, and some policies make only
-# ~5,000 events per simulated second there, so its setup would not cancel. Ticks are not events (the analyzer never sees them), so a load with few events per
-# simulated second pays its ticks in ns/event; ev/sim_s shows that rate.
+# The simulation alone, without setup and output: each point runs to a duration S and to
+# 2S, and ns/event is the difference of their median CPU times over the difference of
+# their events (summary.events). Setup (the workload, the forks) and output (one --json
+# row per task) are the same in both runs and cancel. S doubles (1, 2, 4, ... simulated
+# seconds, at most 128) until the second half holds DELTA_EVENTS events (default
+# 1,000,000): the event rate is not steady at first (100,000 tasks forked at time 0 take
+# seconds to have all run once, and a task that has not run writes a shorter row), and
+# runs long enough for events >= 50x tasks would need 5 M events at 100,000 tasks, where
+# some policies make only ~5,000 events per simulated second, so their setup would not
+# cancel. Ticks are not events (the analyzer never sees them), so a load with few events
+# per simulated second pays its ticks in ns/event; ev/sim_s shows that rate.
 measure_delta() {
-  local n=${#names[@]} i r short=1 target=${DELTA_EVENTS:-1000000}
-  local -a dur=()
+  local n=${#names[@]} i r target=${DELTA_EVENTS:-1000000}
+  local -a short=() dur=()
   events_at() {  # events of point $1 at duration $2 (empty if refused)
     # shellcheck disable=SC2086
     "${bins[$1]}" run "$load" ${argv[$1]} --duration "$2" --json 2> "$tmp/err" |
       sed -n 's/^    "events": \([0-9]*\).*/\1/p'
   }
   for ((i = 0; i < n; i++)); do
-    local e0 e2 long
-    e0=$(events_at "$i" "$short")
+    local s=1 e0 e2
+    e0=$(events_at "$i" "$s")
     if [ -z "$e0" ]; then
       echo "${names[i]}: refused: $(head -1 "$tmp/err")"
       continue
     fi
-    local step=1
-    while :; do  # double the extra time until it holds the target's events
-      long=$((short + step))
-      e2=$(events_at "$i" "$long")
-      [ $((e2 - e0)) -lt "$target" ] && [ $((step * 2)) -le 256 ] || break
-      step=$((step * 2))
+    while :; do  # double S until its second half holds the target's events
+      e2=$(events_at "$i" $((2 * s)))
+      [ $((e2 - e0)) -lt "$target" ] && [ $((2 * s)) -le 128 ] || break
+      s=$((2 * s))
+      e0=$e2
     done
-    dur[i]="$long"
+    short[i]=$s
+    dur[i]=$((2 * s))
     echo "$e0 $e2" > "$tmp/events.$i"
   done
   for ((r = 0; r < repeats; r++)); do
     for ((i = 0; i < n; i++)); do
       [ -f "$tmp/events.$i" ] || continue
       local d
-      for d in "$short" "${dur[i]}"; do
+      for d in "${short[i]}" "${dur[i]}"; do
         # shellcheck disable=SC2086
         { time "${bins[i]}" run "$load" ${argv[i]} --duration "$d" --json > /dev/null; } 2> "$tmp/time"
         awk '{print $1 + $2}' "$tmp/time" >> "$tmp/runs.$i.$d"
       done
     done
   done
-  printf '%-36s %9s %10s %9s %9s %9s %9s\n' point long_s delta_ev ev/sim_s short_cpu long_cpu ns/event
+  printf '%-28s %6s %10s %9s %9s %9s %9s\n' point S_s delta_ev ev/sim_s cpu_S cpu_2S ns/event
   for ((i = 0; i < n; i++)); do
     [ -f "$tmp/events.$i" ] || continue
     local c0 c1 e0 e2
-    c0=$(median < "$tmp/runs.$i.$short")
+    c0=$(median < "$tmp/runs.$i.${short[i]}")
     c1=$(median < "$tmp/runs.$i.${dur[i]}")
     read -r e0 e2 < "$tmp/events.$i"
-    awk -v name="${names[i]}" -v d="${dur[i]}" -v s="$short" -v e0="$e0" -v e2="$e2" \
+    awk -v name="${names[i]}" -v d="${dur[i]}" -v s="${short[i]}" -v e0="$e0" -v e2="$e2" \
       -v c0="$c0" -v c1="$c1" 'BEGIN {
       de = e2 - e0
-      printf "%-36s %9d %10d %9.0f %9.3f %9.3f %9.0f\n", name, d, de, de / (d - s), c0, c1,
+      printf "%-28s %6d %10d %9.0f %9.3f %9.3f %9.0f\n", name, s, de, de / (d - s), c0, c1,
              (de > 0 ? (c1 - c0) * 1e9 / de : 0) }'
   done
   rm -f "$tmp"/runs.* "$tmp"/events.* "$tmp"/err
