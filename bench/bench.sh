@@ -119,7 +119,7 @@ measure_delta() {
     fi
     while :; do  # double S until its second half holds the target's events
       e2=$(events_at "$i" $((2 * s)))
-      [ $((e2 - e0)) -lt "$target" ] && [ $((2 * s)) -le 128 ] || break
+      if [ $((e2 - e0)) -ge "$target" ] || [ $((2 * s)) -gt 128 ]; then break; fi
       s=$((2 * s))
       e0=$e2
     done
