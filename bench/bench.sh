@@ -9,6 +9,7 @@
 #   bench/bench.sh [BUILD_DIR] [REPEATS] [SECTION...]
 #   sections: limit policies tasks cpus memory sweep (default: all)
 #   POLICIES="cfs-2.6.32 bfs" bench/bench.sh ...   the tasks and cpus sections for those only
+#   DELTA_EVENTS=N bench/bench.sh ...   the tasks and cpus sections' events between their two runs
 #   COMPARE=OTHER_BINARY bench/bench.sh ...   each point also under OTHER_BINARY (marked
 #                                             "(other)"), interleaved with this build's runs
 #
@@ -90,6 +91,72 @@ measure() {
   bins=()
 }
 
+# The simulation alone, without setup and output: each point runs to a duration S and to
+# 2S, and ns/event is the difference of their median CPU times over the difference of
+# their events (summary.events). Setup (the workload, the forks) and output (one --json
+# row per task) are the same in both runs and cancel. S doubles (1, 2, 4, ... simulated
+# seconds, at most 128) until the second half holds DELTA_EVENTS events (default
+# 1,000,000): the event rate is not steady at first (100,000 tasks forked at time 0 take
+# seconds to have all run once, and a task that has not run writes a shorter row), and
+# runs long enough for events >= 50x tasks would need 5 M events at 100,000 tasks, where
+# some policies make only ~5,000 events per simulated second, so their setup would not
+# cancel. Ticks are not events (the analyzer never sees them), so a load with few events
+# per simulated second pays its ticks in ns/event; ev/sim_s shows that rate.
+measure_delta() {
+  local n=${#names[@]} i r target=${DELTA_EVENTS:-1000000}
+  local -a short=() dur=()
+  events_at() {  # events of point $1 at duration $2 (empty if refused)
+    # shellcheck disable=SC2086
+    "${bins[$1]}" run "$load" ${argv[$1]} --duration "$2" --json 2> "$tmp/err" |
+      sed -n 's/^    "events": \([0-9]*\).*/\1/p'
+  }
+  for ((i = 0; i < n; i++)); do
+    local s=1 e0 e2
+    e0=$(events_at "$i" "$s")
+    if [ -z "$e0" ]; then
+      echo "${names[i]}: refused: $(head -1 "$tmp/err")"
+      continue
+    fi
+    while :; do  # double S until its second half holds the target's events
+      e2=$(events_at "$i" $((2 * s)))
+      if [ $((e2 - e0)) -ge "$target" ] || [ $((2 * s)) -gt 128 ]; then break; fi
+      s=$((2 * s))
+      e0=$e2
+    done
+    short[i]=$s
+    dur[i]=$((2 * s))
+    echo "$e0 $e2" > "$tmp/events.$i"
+  done
+  for ((r = 0; r < repeats; r++)); do
+    for ((i = 0; i < n; i++)); do
+      [ -f "$tmp/events.$i" ] || continue
+      local d
+      for d in "${short[i]}" "${dur[i]}"; do
+        # shellcheck disable=SC2086
+        { time "${bins[i]}" run "$load" ${argv[i]} --duration "$d" --json > /dev/null; } 2> "$tmp/time"
+        awk '{print $1 + $2}' "$tmp/time" >> "$tmp/runs.$i.$d"
+      done
+    done
+  done
+  printf '%-28s %6s %10s %9s %9s %9s %9s\n' point S_s delta_ev ev/sim_s cpu_S cpu_2S ns/event
+  for ((i = 0; i < n; i++)); do
+    [ -f "$tmp/events.$i" ] || continue
+    local c0 c1 e0 e2
+    c0=$(median < "$tmp/runs.$i.${short[i]}")
+    c1=$(median < "$tmp/runs.$i.${dur[i]}")
+    read -r e0 e2 < "$tmp/events.$i"
+    awk -v name="${names[i]}" -v d="${dur[i]}" -v s="${short[i]}" -v e0="$e0" -v e2="$e2" \
+      -v c0="$c0" -v c1="$c1" 'BEGIN {
+      de = e2 - e0
+      printf "%-28s %6d %10d %9.0f %9.3f %9.3f %9.0f\n", name, s, de, de / (d - s), c0, c1,
+             (de > 0 ? (c1 - c0) * 1e9 / de : 0) }'
+  done
+  rm -f "$tmp"/runs.* "$tmp"/events.* "$tmp"/err
+  names=()
+  argv=()
+  bins=()
+}
+
 # POLICIES="a b" limits the tasks and cpus sections to those policies.
 policies=(cfs-2.6.23 cfs-2.6.31 cfs-2.6.32 eevdf-6.6 eevdf-6.12 bfs o1 sd)
 read -r -a scaled <<< "${POLICIES:-rr ${policies[*]}}"
@@ -109,21 +176,21 @@ for section in "${sections[@]}"; do
       measure
       ;;
     tasks)
-      echo "== tasks: 1k/10k/100k tasks (half hogs, half sleepers) on 64 CPUs, 0.1 simulated s"
+      echo "== tasks: 1k/10k/100k tasks (half hogs, half sleepers) on 64 CPUs, the simulation alone"
       for p in "${scaled[@]}"; do
         for n in 1000 10000 100000; do
-          add_point "$p ${n} tasks" --policy "$p" --duration 0.1 \
+          add_point "$p ${n} tasks" --policy "$p" \
             --set /tasks/hog/instance=$((n / 2)) --set /tasks/sleeper/instance=$((n / 2))
         done
       done
-      measure
+      measure_delta
       ;;
     cpus)
-      echo "== CPUs: 4/64/256/1024 CPUs, 1000 tasks, 0.1 simulated s"
+      echo "== CPUs: 4/64/256/1024 CPUs, 1000 tasks, the simulation alone"
       for p in "${scaled[@]}"; do
-        for c in 4 64 256 1024; do add_point "$p ${c} cpus" --policy "$p" --duration 0.1 --cpus "$c"; done
+        for c in 4 64 256 1024; do add_point "$p ${c} cpus" --policy "$p" --cpus "$c"; done
       done
-      measure
+      measure_delta
       ;;
     memory)
       echo "== memory in simulated time: 1/10/100 s of the bench load (one run each)"

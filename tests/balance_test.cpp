@@ -81,7 +81,7 @@ class ToyContext final : public SchedContext {
   void set_now(Time t) { now_ = t; }
   void run(CpuId cpu, Task* t) {
     if (cpu_curr_[cpu]) cpu_curr_[cpu]->on_cpu = false;
-    cpu_curr_[cpu] = t;
+    set_curr(cpu, t);
     idle_cpus_.set(static_cast<size_t>(cpu), t == nullptr);
     if (t) t->on_cpu = true;
   }

@@ -57,7 +57,7 @@ class FakeContext final : public SchedContext {
   void migrate_queued(Task&, CpuId, uint32_t) override {}
   void set_now(Time t) { now_ = t; }
   void set_curr(CpuId cpu, Task* t) {
-    cpu_curr_[cpu] = t;
+    SchedContext::set_curr(cpu, t);
     idle_cpus_.set(static_cast<size_t>(cpu), t == nullptr);
   }
   std::set<CpuId> pending;

@@ -46,6 +46,7 @@
 #include <functional>
 #include <vector>
 
+#include "policy/bfs_idle.h"
 #include "policy/registry.h"
 
 namespace schedlab {
@@ -540,27 +541,15 @@ class Bfs final : public SchedClass {
   // resched_best_idle(): rank the allowed idle CPUs from `from`: another die (2), a busy
   // cache partner (1), a busy SMT sibling (4); the first with rank <= 1 wins.
   CpuId best_idle_cpu(const Task& p, CpuId from) const {
-    const int n = ctx_->cpus();
     const CpuMask candidates = p.allowed & ctx_->idle_cpus();
     if (candidates.none()) return kNoCpu;
-    CpuMask running;  // CPUs not in BFS's idle map: those with a current task
-    for (CpuId c = 0; c < n; ++c)
-      if (ctx_->curr(c)) running.set(static_cast<size_t>(c));
-    CpuId best = kNoCpu;
-    int best_rank = 1 << 30;
-    for (int i = 0; i < n; ++i) {
-      const CpuId c = (from + i) % n;
-      if (!candidates.test(static_cast<size_t>(c))) continue;
+    const CpuMask& running = ctx_->busy_cpus();  // not in BFS's idle map: a current task
+    return bfs::ranked_idle_cpu(candidates, from, [&](CpuId c) {
       int rank = locality(from, c) ? 2 : 0;
       if (cache_of_[c].intersects(running)) rank |= 1;
       if (core_of_[c].intersects(running)) rank |= 4;
-      if (rank < best_rank) {
-        best = c;
-        best_rank = rank;
-        if (rank <= 1) break;
-      }
-    }
-    return best;
+      return rank;
+    });
   }
 
   // The idle CPU a release wakes for p, looking from `from` (task_cpu(p)).
@@ -577,12 +566,11 @@ class Bfs final : public SchedClass {
     const CpuMask candidates = p.allowed & ctx_->idle_cpus();
     if (candidates.none()) return kNoCpu;
     if (candidates.test(static_cast<size_t>(from))) return from;
+    if (idle_choice_ == IdleChoice::kFirst) return static_cast<CpuId>(candidates.find_first());
     CpuId best = kNoCpu;
-    for (CpuId c = 0; c < ctx_->cpus(); ++c) {
-      if (!candidates.test(static_cast<size_t>(c))) continue;
-      if (idle_choice_ == IdleChoice::kFirst) return c;
+    candidates.for_each([&](CpuId c) {
       if (best == kNoCpu || locality(from, c) < locality(from, best)) best = c;
-    }
+    });
     return best;
   }
 
@@ -656,6 +644,8 @@ class Bfs final : public SchedClass {
 
   std::string check_invariants() const override {
     for (CpuId c = 0; c < ctx_->cpus(); ++c) {
+      if (ctx_->busy_cpus().test(static_cast<size_t>(c)) != (ctx_->curr(c) != nullptr))
+        return fmt::format("bfs: CPU {} is busy in the mask and not in curr, or back", c);
       if (!ctx_->curr(c) && (cpu_curr_prio_[c] != kPrioLimit || cpu_curr_deadline_[c] != 0))
         return fmt::format("bfs: CPU {} runs nothing but keeps a running priority", c);
       if (worst_running_.key(c) != WorstRunning::Key{cpu_curr_prio_[c], cpu_curr_deadline_[c]})

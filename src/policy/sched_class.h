@@ -87,6 +87,8 @@ class SchedContext {
   // Idle and not already asked to pick a task.
   bool idle(CpuId cpu) const { return idle_cpus_.test(static_cast<size_t>(cpu)); }
   const CpuMask& idle_cpus() const { return idle_cpus_; }
+  // The CPUs with a current task (curr(cpu) != nullptr).
+  const CpuMask& busy_cpus() const { return busy_cpus_; }
   Rng& rng() { return *rng_; }
   // Ask the CPU to call schedule() at the next preemption point (now).
   virtual void resched(CpuId cpu) = 0;
@@ -106,8 +108,14 @@ class SchedContext {
   Time now_ = 0;
   Time tick_ns_ = 0;
   const Machine* machine_ = nullptr;
+  // The one way a CPU's current task changes, so that busy_cpus_ follows cpu_curr_.
+  void set_curr(CpuId cpu, Task* t) {
+    cpu_curr_[cpu] = t;
+    busy_cpus_.set(static_cast<size_t>(cpu), t != nullptr);
+  }
   std::vector<Task*> cpu_curr_;
   CpuMask idle_cpus_;  // no current task and no pending schedule()
+  CpuMask busy_cpus_;  // a current task
   Rng* rng_ = nullptr;
 };
 

@@ -522,7 +522,7 @@ void Engine::switch_to(CpuId cpu, Task* prev, Task* next) {
     }
   }
   if (next) next->on_cpu = true;
-  cpu_curr_[cpu] = next;
+  set_curr(cpu, next);
   idle_cpus_.set(static_cast<size_t>(cpu), next == nullptr);
   c.seg_start = now_;
   if (corun_ && prev != next) corun_changed(cpu);

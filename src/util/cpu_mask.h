@@ -4,6 +4,9 @@
 // touches only those words: a 64-CPU machine's masks are one word, whatever the limit.
 // Four words (256 CPUs) live inline; a longer mask lives on the heap. Missing words read as
 // zero, so masks of different lengths compare and combine as the sets they are.
+// Masks of one word (machines of up to 64 CPUs) take a fast path in each operation that
+// reads its word directly, with no loop and no choice of buffer; the first inline word is
+// zero whenever the mask is empty of words, so a mask of no words is a zero word there.
 #pragma once
 
 #include <algorithm>
@@ -61,11 +64,13 @@ class CpuMask {
   }
 
   size_t count() const {
+    if (n_ <= 1) return static_cast<size_t>(std::popcount(inline_[0]));
     size_t c = 0;
     for (const uint64_t w : span()) c += static_cast<size_t>(std::popcount(w));
     return c;
   }
   bool any() const {
+    if (n_ <= 1) return inline_[0] != 0;
     for (const uint64_t w : span())
       if (w != 0) return true;
     return false;
@@ -74,7 +79,11 @@ class CpuMask {
   // One past the highest CPU the mask can hold now; find_first/find_next return it when
   // there is no such CPU (as std::bitset's _Find_first and _Find_next return size()).
   size_t size() const { return size_t{n_} * 64; }
-  size_t find_first() const { return scan_from(0); }
+  size_t find_first() const {
+    if (n_ <= 1)
+      return inline_[0] != 0 ? static_cast<size_t>(std::countr_zero(inline_[0])) : size();
+    return scan_from(0);
+  }
   // The lowest CPU above `cpu`.
   size_t find_next(size_t cpu) const {
     ++cpu;
@@ -87,6 +96,11 @@ class CpuMask {
   // this mask.
   template <typename Fn>
   void for_each(Fn&& fn) const {
+    if (n_ <= 1) {
+      for (uint64_t bits = inline_[0]; bits != 0; bits &= bits - 1)
+        fn(static_cast<int32_t>(std::countr_zero(bits)));
+      return;
+    }
     const uint64_t* w = words();
     for (uint32_t i = 0; i < n_; ++i)
       for (uint64_t bits = w[i]; bits != 0; bits &= bits - 1)
@@ -94,6 +108,7 @@ class CpuMask {
   }
   // Whether the two masks share a CPU, without building their intersection.
   bool intersects(const CpuMask& o) const {
+    if (n_ <= 1 && o.n_ <= 1) return (inline_[0] & o.inline_[0]) != 0;
     const uint64_t* a = words();
     const uint64_t* b = o.words();
     for (uint32_t i = 0, n = std::min(n_, o.n_); i < n; ++i)
@@ -104,6 +119,10 @@ class CpuMask {
   static constexpr size_t kNone = SIZE_MAX;
   // The lowest CPU in this mask, b and c, or kNone.
   size_t first_common(const CpuMask& b, const CpuMask& c) const {
+    if (n_ <= 1 && b.n_ <= 1 && c.n_ <= 1) {
+      const uint64_t w = inline_[0] & b.inline_[0] & c.inline_[0];
+      return w != 0 ? static_cast<size_t>(std::countr_zero(w)) : kNone;
+    }
     const uint64_t* x = words();
     const uint64_t* y = b.words();
     const uint64_t* z = c.words();
@@ -114,6 +133,10 @@ class CpuMask {
   }
 
   CpuMask& operator&=(const CpuMask& o) {
+    if (n_ <= 1) {  // a longer o's other words meet nothing here
+      inline_[0] &= o.words()[0];
+      return *this;
+    }
     uint64_t* a = words();
     const uint64_t* b = o.words();
     const uint32_t common = std::min(n_, o.n_);
@@ -122,6 +145,11 @@ class CpuMask {
     return *this;
   }
   CpuMask& operator|=(const CpuMask& o) {
+    if (n_ <= 1 && o.n_ <= 1) {
+      inline_[0] |= o.inline_[0];
+      n_ = std::max(n_, o.n_);
+      return *this;
+    }
     grow(o.n_);
     uint64_t* a = words();
     const uint64_t* b = o.words();
@@ -130,6 +158,12 @@ class CpuMask {
   }
   friend CpuMask operator&(const CpuMask& a, const CpuMask& b) {
     CpuMask r;
+    if (a.n_ <= 1 || b.n_ <= 1) {  // at most one word in common
+      const uint32_t n = std::min(a.n_, b.n_);
+      r.inline_[0] = n != 0 ? a.words()[0] & b.words()[0] : 0;
+      r.n_ = n;
+      return r;
+    }
     const uint32_t n = std::min(a.n_, b.n_);
     r.grow(n);
     uint64_t* out = r.words();
@@ -145,6 +179,7 @@ class CpuMask {
     return r;
   }
   friend bool operator==(const CpuMask& a, const CpuMask& b) {
+    if (a.n_ <= 1 && b.n_ <= 1) return a.inline_[0] == b.inline_[0];
     const uint32_t common = std::min(a.n_, b.n_);
     const CpuMask& longer = a.n_ >= b.n_ ? a : b;
     if (!std::equal(a.words(), a.words() + common, b.words())) return false;
@@ -212,10 +247,12 @@ class CpuMask {
     std::memcpy(inline_, o.inline_, sizeof inline_);  // the heap pointer, if it is one
     n_ = o.n_;
     o.n_ = 0;
+    o.inline_[0] = 0;
   }
   void release() noexcept {
     if (n_ > kInlineWords) delete[] heap_;
     n_ = 0;
+    inline_[0] = 0;
   }
 
   uint32_t n_ = 0;  // words in use

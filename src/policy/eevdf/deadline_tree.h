@@ -9,8 +9,7 @@
 // leftmost of equal keys, where the kernel's tree puts the older entity).
 //
 // A treap (priorities hashed from the insertion number) over nodes indexed by task id,
-// one root per run queue: its shape depends only on the keys and priorities, so erasing a
-// node and inserting it again with its old insertion number restores the same tree.
+// one root per run queue. The pick does not depend on the tree's shape, only on the keys.
 #pragma once
 
 #include <cstdint>
@@ -34,37 +33,45 @@ class DeadlineTree {
   // Erases `id`; the key and deadline it was inserted with are the ones it is found by.
   void erase(TaskId& root, TaskId id) {
     erase_at(root, id);
-    nodes_[id].queued = false;
+    nodes_[id].best = kNoTask;  // a queued node's minimum is at worst itself
   }
   bool contains(TaskId id) const {
-    return static_cast<size_t>(id) < nodes_.size() && nodes_[id].queued;
+    return static_cast<size_t>(id) < nodes_.size() && nodes_[id].best != kNoTask;
   }
-  // pick() with `excluded` (which is in the tree) left out: it is erased and inserted again
-  // with its old insertion number, which leaves the tree as it was.
+  // pick() with `excluded` (which is in the tree) left out, without changing the tree: the
+  // same walk, where a cached minimum that is `excluded` is replaced by the minimum of its
+  // subtree without it (one more path, down to `excluded`).
   template <typename F>
-  TaskId pick_without(TaskId& root, TaskId excluded, F&& eligible) {
-    const Node saved = nodes_[excluded];
-    erase_at(root, excluded);
-    const TaskId best = pick(root, eligible);
-    insert_as(root, excluded, saved.vruntime, saved.deadline, saved.seq);
-    return best;
-  }
-  // The entity of earliest deadline among those for which eligible(vruntime) holds, where
-  // eligible is true for a prefix of the vruntime order; kNoTask if none is.
-  template <typename F>
-  TaskId pick(TaskId root, F&& eligible) const {
-    TaskId best = kNoTask;
+  TaskId pick_without(TaskId root, TaskId excluded, F&& eligible) const {
+    Min best;
     for (TaskId x = root; x != kNoTask;) {
       const Node& n = nodes_[x];
       if (!eligible(n.vruntime)) {
         x = n.left;
         continue;
       }
-      if (n.left != kNoTask) best = better(best, nodes_[n.left].best);
-      best = better(best, x);
+      if (n.left != kNoTask) best = better(best, best_without(n.left, excluded));
+      if (x != excluded) best = better(best, self(x));
       x = n.right;
     }
-    return best;
+    return best.id;
+  }
+  // The entity of earliest deadline among those for which eligible(vruntime) holds, where
+  // eligible is true for a prefix of the vruntime order; kNoTask if none is.
+  template <typename F>
+  TaskId pick(TaskId root, F&& eligible) const {
+    Min best;
+    for (TaskId x = root; x != kNoTask;) {
+      const Node& n = nodes_[x];
+      if (!eligible(n.vruntime)) {
+        x = n.left;
+        continue;
+      }
+      if (n.left != kNoTask) best = better(best, subtree_best(n.left));
+      best = better(best, self(x));
+      x = n.right;
+    }
+    return best.id;
   }
   // The subtree minimum of every node is right and the order holds: for invariant checks.
   bool consistent(TaskId root) const { return check(root, nullptr, nullptr) >= 0; }
@@ -73,14 +80,24 @@ class DeadlineTree {
   }
 
  private:
-  struct Node {
+  // An entity and the keys that rank it: deadline, vruntime, insertion.
+  struct Min {
+    TaskId id = kNoTask;
+    int64_t deadline = 0, vruntime = 0;
+    uint64_t seq = 0;
+  };
+  // One cache line: the node's keys, and its subtree's minimum with that minimum's keys
+  // (pull() and the pick then read no third node).
+  struct alignas(64) Node {
     int64_t vruntime = 0, deadline = 0;
     uint64_t seq = 0;
-    uint64_t priority = 0;
+    int64_t best_deadline = 0, best_vruntime = 0;
+    uint64_t best_seq = 0;
     TaskId left = kNoTask, right = kNoTask;
-    TaskId best = kNoTask;  // earliest deadline in this subtree
-    bool queued = false;
+    TaskId best = kNoTask;  // earliest deadline in this subtree; kNoTask when not queued
+    uint32_t priority = 0;
   };
+  static_assert(sizeof(Node) == 64);
 
   // splitmix64: a priority that looks random but depends only on the insertion number.
   static uint64_t priority_of(uint64_t seq) {
@@ -89,24 +106,61 @@ class DeadlineTree {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
   }
+  uint32_t priority(TaskId x) const { return nodes_[x].priority; }
   bool key_before(TaskId a, TaskId b) const {
     const Node &x = nodes_[a], &y = nodes_[b];
     return x.vruntime != y.vruntime ? x.vruntime < y.vruntime : x.seq < y.seq;
   }
-  TaskId better(TaskId a, TaskId b) const {
-    if (a == kNoTask) return b;
-    if (b == kNoTask) return a;
-    const Node &x = nodes_[a], &y = nodes_[b];
-    if (x.deadline != y.deadline) return x.deadline < y.deadline ? a : b;
-    if (x.vruntime != y.vruntime) return x.vruntime < y.vruntime ? a : b;
-    return x.seq < y.seq ? a : b;
+  Min self(TaskId x) const {
+    const Node& n = nodes_[x];
+    return {x, n.deadline, n.vruntime, n.seq};
+  }
+  Min subtree_best(TaskId t) const {
+    if (t == kNoTask) return {};
+    const Node& n = nodes_[t];
+    return {n.best, n.best_deadline, n.best_vruntime, n.best_seq};
+  }
+  static Min better(const Min& a, const Min& b) {
+    if (a.id == kNoTask) return b;
+    if (b.id == kNoTask) return a;
+    if (a.deadline != b.deadline) return a.deadline < b.deadline ? a : b;
+    if (a.vruntime != b.vruntime) return a.vruntime < b.vruntime ? a : b;
+    return a.seq < b.seq ? a : b;
+  }
+  // The earliest deadline in subtree `t` with `excluded` left out. Only the subtrees on
+  // `excluded`'s path can cache it, so the walk follows that path.
+  Min best_without(TaskId t, TaskId excluded) const {
+    Min best;
+    while (t != kNoTask) {
+      const Node& n = nodes_[t];
+      if (n.best != excluded) return better(best, subtree_best(t));
+      if (t == excluded) return better(better(best, subtree_best(n.left)), subtree_best(n.right));
+      best = better(best, self(t));
+      if (key_before(excluded, t)) {
+        best = better(best, subtree_best(n.right));
+        t = n.left;
+      } else {
+        best = better(best, subtree_best(n.left));
+        t = n.right;
+      }
+    }
+    return best;
+  }
+  // The subtree minimum of x from its own keys and its children's cached minima.
+  Min computed_best(TaskId x) const {
+    const Node& n = nodes_[x];
+    Min best = self(x);
+    if (n.left != kNoTask) best = better(subtree_best(n.left), best);
+    if (n.right != kNoTask) best = better(best, subtree_best(n.right));
+    return best;
   }
   void pull(TaskId x) {
+    const Min best = computed_best(x);
     Node& n = nodes_[x];
-    TaskId best = x;
-    if (n.left != kNoTask) best = better(nodes_[n.left].best, best);
-    if (n.right != kNoTask) best = better(best, nodes_[n.right].best);
-    n.best = best;
+    n.best = best.id;
+    n.best_deadline = best.deadline;
+    n.best_vruntime = best.vruntime;
+    n.best_seq = best.seq;
   }
   // Splits `t` into the keys before `id`'s (l) and the rest (r).
   void split(TaskId t, TaskId id, TaskId& l, TaskId& r) {
@@ -127,7 +181,7 @@ class DeadlineTree {
   TaskId merge(TaskId l, TaskId r) {
     if (l == kNoTask) return r;
     if (r == kNoTask) return l;
-    if (nodes_[l].priority > nodes_[r].priority) {
+    if (priority(l) > priority(r)) {
       nodes_[l].right = merge(nodes_[l].right, r);
       pull(l);
       return l;
@@ -138,7 +192,8 @@ class DeadlineTree {
   }
   void insert_as(TaskId& root, TaskId id, int64_t vruntime, int64_t deadline, uint64_t seq) {
     Node& n = nodes_[id];
-    n = Node{vruntime, deadline, seq, priority_of(seq), kNoTask, kNoTask, id, true};
+    n = Node{vruntime, deadline, seq,     deadline, vruntime,
+             seq,      kNoTask,  kNoTask, id,       static_cast<uint32_t>(priority_of(seq) >> 32)};
     insert_at(root, id);
   }
   void insert_at(TaskId& t, TaskId id) {
@@ -146,7 +201,7 @@ class DeadlineTree {
       t = id;
       return;
     }
-    if (nodes_[id].priority > nodes_[t].priority) {
+    if (priority(id) > priority(t)) {
       split(t, id, nodes_[id].left, nodes_[id].right);
       pull(id);
       t = id;
@@ -169,11 +224,11 @@ class DeadlineTree {
     const Node& n = nodes_[t];
     if ((lo && !key_before(*lo, t)) || (hi && !key_before(t, *hi))) return -1;
     for (TaskId c : {n.left, n.right})
-      if (c != kNoTask && nodes_[c].priority > n.priority) return -1;
-    TaskId best = t;
-    if (n.left != kNoTask) best = better(nodes_[n.left].best, best);
-    if (n.right != kNoTask) best = better(best, nodes_[n.right].best);
-    if (best != n.best) return -1;
+      if (c != kNoTask && priority(c) > priority(t)) return -1;
+    const Min best = computed_best(t);
+    if (best.id != n.best || best.deadline != n.best_deadline || best.vruntime != n.best_vruntime ||
+        best.seq != n.best_seq)
+      return -1;
     const long l = check(n.left, lo, &t), r = check(n.right, &t, hi);
     return l < 0 || r < 0 ? -1 : 1 + l + r;
   }
