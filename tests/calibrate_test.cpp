@@ -294,6 +294,47 @@ TEST(Validate, SummaryIsTheMedianOfAbsoluteLogRatios) {
   EXPECT_NEAR(j["summary"]["cpu share"]["median_real_spread"].get<double>(), std::log(1.5), 1e-12);
 }
 
+// Latencies are measured on both sides over the same wake-ups: a recording's inferred
+// switch out of idle gives no sample and marks its CPU blind; the simulation, told of it,
+// leaves out switch-ins from idle on that CPU and keeps the others.
+TEST(Validate, LatenciesLeaveOutWakeupsTheRecordingCannotTime) {
+  auto created = [](WakeupLatencies& w, TaskId id) {
+    TaskInfo t;
+    t.id = id;
+    t.workload = true;
+    w.task_created(t);
+  };
+  const auto blocked = static_cast<uint8_t>(PrevState::kBlocked);
+  auto sleep_wake_switch = [&](WakeupLatencies& w, Time at, CpuId cpu, TaskId prev, int32_t arg) {
+    w.event({at, EventType::kSwitch, blocked, cpu, 0, kNoTask, 0, 0});
+    w.event({at + 10, EventType::kWakeup, 0, cpu, 0, kNoTask, 0, 0});
+    w.event({at + 15, EventType::kSwitch, 0, cpu, prev, 0, arg, 0});
+  };
+  WakeupLatencies real;
+  created(real, 0);
+  created(real, 1);
+  sleep_wake_switch(real, 100, 1, kNoTask, kInferredSwitch);  // not timed: CPU 1 blind
+  sleep_wake_switch(real, 200, 0, kNoTask, 0);                // timed: 5
+  EXPECT_EQ(real.latencies.count(), 1u);
+  EXPECT_EQ(real.latencies.max(), 5);
+  ASSERT_EQ(real.blind_cpus.size(), 2u);
+  EXPECT_EQ(real.blind_cpus[0], 0);
+  EXPECT_EQ(real.blind_cpus[1], 1);
+
+  WakeupLatencies sim(real.blind_cpus);
+  created(sim, 0);
+  created(sim, 1);
+  sleep_wake_switch(sim, 100, 1, kNoTask, 0);  // from idle on the blind CPU: left out
+  sleep_wake_switch(sim, 200, 0, kNoTask, 0);  // from idle on CPU 0: 5
+  sleep_wake_switch(sim, 300, 1, 1, 0);        // on CPU 1 after another task: 5
+  EXPECT_EQ(sim.latencies.count(), 2u);
+  WakeupLatencies unaware;
+  created(unaware, 0);
+  created(unaware, 1);
+  sleep_wake_switch(unaware, 100, 1, kNoTask, 0);
+  EXPECT_EQ(unaware.latencies.count(), 1u);
+}
+
 // The real repeats' own spread: the largest |log(x / median)|.
 TEST(Validate, RealSpreadIsTheLargestLogDistanceFromTheMedian) {
   EXPECT_NEAR(*repeat_spread({1.0, 2.0, 4.0}), std::log(2.0), 1e-12);

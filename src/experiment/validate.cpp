@@ -24,44 +24,6 @@ namespace schedlab {
 
 namespace {
 
-// Wake-up latencies of all the workload's tasks together, by the analyzer's rule: from a
-// wake-up of a task that slept to its next switch-in.
-class WakeupLatencies final : public EventSink {
- public:
-  void task_created(const TaskInfo& t) override {
-    if (static_cast<size_t>(t.id) >= tasks_.size()) tasks_.resize(t.id + 1);
-    tasks_[t.id].workload = t.workload;
-  }
-  void event(const SchedEvent& e) override {
-    if (e.type == EventType::kSwitch && e.arg != kStartState) {
-      if (Track* prev = track(e.task))
-        prev->sleeping = static_cast<PrevState>(e.detail) == PrevState::kBlocked;
-      if (Track* next = track(e.other); next && next->woken_at >= 0) {
-        // an inferred switch-in (not in the trace) has no measured time
-        if (next->workload && e.arg != kInferredSwitch) latencies.add(e.time - next->woken_at);
-        next->woken_at = -1;
-        next->sleeping = false;
-      }
-    } else if (e.type == EventType::kWakeup) {
-      if (Track* t = track(e.task); t && t->sleeping) {
-        t->woken_at = e.time;
-        t->sleeping = false;
-      }
-    }
-  }
-  LatencyStats latencies;
-
- private:
-  struct Track {
-    bool workload = true, sleeping = false;
-    Time woken_at = -1;
-  };
-  Track* track(TaskId id) {
-    return id >= 0 && static_cast<size_t>(id) < tasks_.size() ? &tasks_[id] : nullptr;
-  }
-  std::vector<Track> tasks_;
-};
-
 // What one run gives each metric.
 struct RunFigures {
   std::map<std::string, double> share;  // per task
@@ -195,10 +157,10 @@ class Validator {
     try {
       for (int k = 0; k < o_.repeats; ++k) {
         if (progress_) progress_(fmt::format("{} run {} of {}", name, k + 1, o_.repeats));
-        const auto [figures, duration, was_busy] = run_real(scenario);
+        const auto [figures, duration, was_busy, blind] = run_real(scenario);
         real.push_back(figures);
         busy += was_busy;
-        sim.push_back(run_sim(scenario, policy, duration, static_cast<uint64_t>(k + 1)));
+        sim.push_back(run_sim(scenario, policy, duration, static_cast<uint64_t>(k + 1), blind));
       }
     } catch (const std::exception& e) {
       ScenarioComparison failed;
@@ -221,7 +183,9 @@ class Validator {
     return before.others_mean() >= 0.5;
   }
 
-  std::tuple<RunFigures, Time, bool> run_real(const Scenario& scenario) {
+  // The figures, the run's length, whether the machine was busy, and the CPUs whose
+  // switches out of idle the trace lacks (WakeupLatencies::blind_cpus).
+  std::tuple<RunFigures, Time, bool, std::vector<char>> run_real(const Scenario& scenario) {
     const bool busy = busy_now();
     Analyzer analyzer;
     WakeupLatencies latencies;
@@ -230,17 +194,19 @@ class Validator {
     sinks.add(&latencies);
     const HostSessionResult result = run_recorded(scenario, o_.session, sinks);
     if (result.interrupted) throw InputError("", "", "interrupted");
-    return {figures_of(analyzer.metrics(), latencies), analyzer.metrics().duration_ns, busy};
+    return {figures_of(analyzer.metrics(), latencies), analyzer.metrics().duration_ns, busy,
+            latencies.blind_cpus};
   }
 
-  RunFigures run_sim(Scenario scenario, const std::string& policy, Time duration, uint64_t seed) {
+  RunFigures run_sim(Scenario scenario, const std::string& policy, Time duration, uint64_t seed,
+                     const std::vector<char>& blind_cpus) {
     scenario.machine = machine_;
     scenario.policy = policy;
     scenario.params.clear();
     scenario.seed = seed;
     scenario.duration_ns = std::max<Time>(1, duration);
     Analyzer analyzer;
-    WakeupLatencies latencies;
+    WakeupLatencies latencies(blind_cpus);
     SinkList sinks;
     sinks.add(&analyzer);
     sinks.add(&latencies);

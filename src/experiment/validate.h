@@ -20,9 +20,65 @@
 #include <string>
 #include <vector>
 
+#include "analysis/latency.h"
+#include "events/event.h"
 #include "host/host_session.h"
 
 namespace schedlab {
+
+// Wake-up latencies of all the workload's tasks together, by the analyzer's rule: from a
+// wake-up of a task that slept to its next switch-in. A recording may not trace a CPU's
+// switches out of idle (this VM's CPU 1, docs/traces.md): those switch-ins are inferred
+// and give no sample, and the CPUs where that happened are noted (blind_cpus) so that the
+// simulation leaves out the same wake-ups, switch-ins from idle on those CPUs, and both
+// sides measure the same population.
+class WakeupLatencies final : public EventSink {
+ public:
+  WakeupLatencies() = default;
+  explicit WakeupLatencies(std::vector<char> blind) : blind_cpus(std::move(blind)) {}
+  std::vector<char> blind_cpus;  // by CPU: 1 where a switch out of idle is not traced
+
+  void task_created(const TaskInfo& t) override {
+    if (static_cast<size_t>(t.id) >= tasks_.size()) tasks_.resize(t.id + 1);
+    tasks_[t.id].workload = t.workload;
+  }
+  void event(const SchedEvent& e) override {
+    if (e.type == EventType::kSwitch && e.arg != kStartState) {
+      if (Track* prev = track(e.task))
+        prev->sleeping = static_cast<PrevState>(e.detail) == PrevState::kBlocked;
+      const bool from_idle = e.task == kNoTask && e.cpu >= 0;
+      if (from_idle && e.arg == kInferredSwitch) {
+        if (blind_cpus.size() <= static_cast<size_t>(e.cpu)) blind_cpus.resize(e.cpu + 1, 0);
+        blind_cpus[e.cpu] = 1;
+      }
+      const bool blind =
+          from_idle && static_cast<size_t>(e.cpu) < blind_cpus.size() && blind_cpus[e.cpu];
+      if (Track* next = track(e.other); next && next->woken_at >= 0) {
+        // an inferred switch-in (not in the trace) has no measured time
+        if (next->workload && e.arg != kInferredSwitch && !blind)
+          latencies.add(e.time - next->woken_at);
+        next->woken_at = -1;
+        next->sleeping = false;
+      }
+    } else if (e.type == EventType::kWakeup) {
+      if (Track* t = track(e.task); t && t->sleeping) {
+        t->woken_at = e.time;
+        t->sleeping = false;
+      }
+    }
+  }
+  LatencyStats latencies;
+
+ private:
+  struct Track {
+    bool workload = true, sleeping = false;
+    Time woken_at = -1;
+  };
+  Track* track(TaskId id) {
+    return id >= 0 && static_cast<size_t>(id) < tasks_.size() ? &tasks_[id] : nullptr;
+  }
+  std::vector<Track> tasks_;
+};
 
 struct ValidateOptions {
   std::string suite_dir;      // the scenarios (every *.json, in name order)
