@@ -8,6 +8,7 @@
 #include "analysis/analyzer.h"
 #include "extract/deadline_params.h"
 #include "extract/extract.h"
+#include "extract_harness.h"
 #include "host/ftrace_parser.h"
 #include "report/ftrace_writer.h"
 #include "scenario/scenario.h"
@@ -43,14 +44,7 @@ Metrics simulate_metrics(const Scenario& s, std::ostream* ftrace = nullptr) {
   return a.metrics();
 }
 
-ExtractedWorkload extract_text(const std::string& text, const ExtractOptions& o) {
-  std::istringstream in(text);
-  WorkloadExtractor x(o);
-  FtraceOptions read;
-  read.wakers = true;
-  parse_ftrace(in, "trace.txt", x, {}, read);
-  return x.result("trace.txt");
-}
+using test::extract_text;
 
 const TaskMetrics& task(const Metrics& m, const std::string& name) {
   for (const TaskMetrics& t : m.tasks)

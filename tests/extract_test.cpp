@@ -16,6 +16,7 @@
 #include "extract/loops.h"
 #include "extract/program_span.h"
 #include "extract/replay_check.h"
+#include "extract_harness.h"
 #include "host/ftrace_parser.h"
 #include "json/jtree.h"
 #include "machine/machine.h"
@@ -39,14 +40,7 @@ std::string simulate_to_ftrace(const Scenario& s, SimulationOptions options = {}
   return text.str();
 }
 
-ExtractedWorkload extract_text(const std::string& text, ExtractOptions o = {}) {
-  std::istringstream in(text);
-  WorkloadExtractor x(o);
-  FtraceOptions read;
-  read.wakers = true;
-  parse_ftrace(in, "trace.txt", x, {}, read);
-  return x.result("trace.txt");
-}
+using test::extract_text;
 
 Scenario replay_scenario(const ExtractedWorkload& w, const std::string& policy) {
   Scenario s = scenario_from_text(scenario_json(w, "trace.txt", ""), "extracted.json");

@@ -85,24 +85,19 @@ void generate(const TbenchParams& p, const GeneratorContext& ctx, Workload& w) {
       client_ops.push_back(gen::mark(ops_mark));
       if (x.counted > 0) client_ops.push_back(gen::mark(bytes_mark, x.counted));
     }
-    const int64_t repeat = p.ops > 0 ? 1 : INT64_MAX;
-    TaskSpec client =
-        gen::one_shot(fmt::format("{}-client{}", name, i), 0, std::move(client_setup));
-    Phase work;
-    work.name = "ops";
-    work.loop = repeat;
-    work.steps = std::move(client_ops);
-    client.phases.push_back(std::move(work));
-    const int32_t client_task = gen::add_task(w, std::move(client));
-    client_main.push_back(gen::fork(client_task));
-    TaskSpec server =
-        gen::one_shot(fmt::format("{}-server{}", name, i), 0, std::move(server_setup));
-    Phase serve;
-    serve.name = "ops";
-    serve.loop = repeat;
-    serve.steps = std::move(server_ops);
-    server.phases.push_back(std::move(serve));
-    server_tasks.push_back(gen::add_task(w, std::move(server)));
+    // The setup once, then the sample: once, or in a loop until the duration.
+    const auto pair_task = [&](const char* role, std::vector<Step> first, std::vector<Step> ops) {
+      TaskSpec t = gen::one_shot(fmt::format("{}-{}{}", name, role, i), 0, std::move(first));
+      Phase work;
+      work.name = "ops";
+      work.loop = p.ops > 0 ? 1 : INT64_MAX;
+      work.steps = std::move(ops);
+      t.phases.push_back(std::move(work));
+      return gen::add_task(w, std::move(t));
+    };
+    client_main.push_back(
+        gen::fork(pair_task("client", std::move(client_setup), std::move(client_ops))));
+    server_tasks.push_back(pair_task("server", std::move(server_setup), std::move(server_ops)));
   }
   // tbench forks its clients; tbench_srv forks one server per accepted connection.
   gen::add_task(w, gen::one_shot(name, 1, std::move(client_main)));
