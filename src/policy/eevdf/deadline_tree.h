@@ -38,9 +38,9 @@ class DeadlineTree {
   bool contains(TaskId id) const {
     return static_cast<size_t>(id) < nodes_.size() && nodes_[id].best != kNoTask;
   }
-  // pick() with `excluded` (which is in the tree) left out, without changing the tree: the
-  // same walk, where a cached minimum that is `excluded` is replaced by the minimum of its
-  // subtree without it (one more path, down to `excluded`).
+  // pick() with `excluded` (which is in the tree, or kNoTask) left out, without changing
+  // the tree: the same walk, where a cached minimum that is `excluded` is replaced by the
+  // minimum of its subtree without it (one more path, down to `excluded`).
   template <typename F>
   TaskId pick_without(TaskId root, TaskId excluded, F&& eligible) const {
     Min best;
@@ -57,21 +57,11 @@ class DeadlineTree {
     return best.id;
   }
   // The entity of earliest deadline among those for which eligible(vruntime) holds, where
-  // eligible is true for a prefix of the vruntime order; kNoTask if none is.
+  // eligible is true for a prefix of the vruntime order; kNoTask if none is. With nothing
+  // excluded, best_without() is the cached subtree minimum at once.
   template <typename F>
   TaskId pick(TaskId root, F&& eligible) const {
-    Min best;
-    for (TaskId x = root; x != kNoTask;) {
-      const Node& n = nodes_[x];
-      if (!eligible(n.vruntime)) {
-        x = n.left;
-        continue;
-      }
-      if (n.left != kNoTask) best = better(best, subtree_best(n.left));
-      best = better(best, self(x));
-      x = n.right;
-    }
-    return best.id;
+    return pick_without(root, kNoTask, eligible);
   }
   // The subtree minimum of every node is right and the order holds: for invariant checks.
   bool consistent(TaskId root) const { return check(root, nullptr, nullptr) >= 0; }

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/rng.h"
@@ -81,41 +83,34 @@ std::optional<TbenchExchange> tbench_line_exchange(std::string_view raw,
     e.counted = counted;
     return e;
   };
-  std::optional<TbenchExchange> e;
-  // sockio.c, function by function.
-  if (k == "Unlink" || k == "Mkdir" || k == "Rmdir") e = x(39 + 2 + f * 2 + 2, 39);
-  if (k == "NTCreateX") e = x(70 + 2 + f * 2 + 2, 39 + 12 * 4);
-  if (k == "WriteX") e = x(39 + 20 + number(p, 3), 39 + 16, number(p, 3));  // += size
-  if (k == "ReadX") e = x(39 + 20, 39 + 20 + number(p, 4), number(p, 4));   // += ret_size
-  if (k == "Close") e = x(39 + 8, 39);
-  if (k == "Rename") e = x(39 + 8 + 2 * f + 2 * path(2), 39);
-  if (k == "Flush") e = x(39 + 2, 39);
-  if (k == "QUERY_PATH_INFORMATION") e = x(39 + 16 + 2 * f, 39 + 32);
-  if (k == "QUERY_FILE_INFORMATION" || k == "QUERY_FS_INFORMATION") e = x(39 + 20, 39 + 32);
-  if (k == "FIND_FIRST") e = x(39 + 20 + f * 2, 39 + 90 * number(p, 4));  // count entries
-  if (k == "SET_FILE_INFORMATION") e = x(39 + 32, 39 + 8);
-  if (k == "LockX" || k == "UnlockX") e = x(39 + 12, 39);
-  // Deltree (nb_deltree() sends nothing), Sleep and unknown operations: no exchange.
-  if (!e) return std::nullopt;
-  static const std::vector<std::string_view> kKinds = {"Unlink",
-                                                       "Mkdir",
-                                                       "Rmdir",
-                                                       "NTCreateX",
-                                                       "WriteX",
-                                                       "ReadX",
-                                                       "Close",
-                                                       "Rename",
-                                                       "Flush",
-                                                       "QUERY_PATH_INFORMATION",
-                                                       "QUERY_FILE_INFORMATION",
-                                                       "QUERY_FS_INFORMATION",
-                                                       "FIND_FIRST",
-                                                       "SET_FILE_INFORMATION",
-                                                       "LockX",
-                                                       "UnlockX"};
-  for (std::string_view kind : kKinds)
-    if (kind == k) e->kind = kind;  // a name that outlives the line
-  return e;
+  const auto one_path = [&] { return x(39 + 2 + f * 2 + 2, 39); };
+  // sockio.c, function by function. Deltree (nb_deltree() sends nothing), Sleep and
+  // unknown operations make no exchange.
+  const std::pair<std::string_view, std::function<TbenchExchange()>> rules[] = {
+      {"Unlink", one_path},
+      {"Mkdir", one_path},
+      {"Rmdir", one_path},
+      {"NTCreateX", [&] { return x(70 + 2 + f * 2 + 2, 39 + 12 * 4); }},
+      {"WriteX", [&] { return x(39 + 20 + number(p, 3), 39 + 16, number(p, 3)); }},  // += size
+      {"ReadX", [&] { return x(39 + 20, 39 + 20 + number(p, 4), number(p, 4)); }},   // += ret_size
+      {"Close", [&] { return x(39 + 8, 39); }},
+      {"Rename", [&] { return x(39 + 8 + 2 * f + 2 * path(2), 39); }},
+      {"Flush", [&] { return x(39 + 2, 39); }},
+      {"QUERY_PATH_INFORMATION", [&] { return x(39 + 16 + 2 * f, 39 + 32); }},
+      {"QUERY_FILE_INFORMATION", [&] { return x(39 + 20, 39 + 32); }},
+      {"QUERY_FS_INFORMATION", [&] { return x(39 + 20, 39 + 32); }},
+      {"FIND_FIRST", [&] { return x(39 + 20 + f * 2, 39 + 90 * number(p, 4)); }},  // entries
+      {"SET_FILE_INFORMATION", [&] { return x(39 + 32, 39 + 8); }},
+      {"LockX", [&] { return x(39 + 12, 39); }},
+      {"UnlockX", [&] { return x(39 + 12, 39); }},
+  };
+  for (const auto& [kind, sized] : rules) {
+    if (kind != k) continue;
+    TbenchExchange e = sized();
+    e.kind = kind;  // a name that outlives the line
+    return e;
+  }
+  return std::nullopt;
 }
 
 // A pair's sample: n exchanges drawn systematically from client.txt's counted exchanges
