@@ -239,6 +239,59 @@ TEST(TraceFormats, AnUntracedSwitchOutOfIdleIsPlacedAtTheWakeup) {
       << stats.notes.back();
 }
 
+// As this VM's kernel (6.18) traces a remote wake-up: sched_waking on the waker's CPU 0
+// at 1.000100, the IPI, sched_wakeup on the target CPU 1 at 1.000104, and the switch at
+// 1.000105. The wake-up latency runs from the waking (5 us, as perf sched timehist
+// counts it), not from the sched_wakeup (1 us).
+TEST(TraceFormats, AWakeUpIsTimedFromItsSchedWaking) {
+  const std::string trace = R"(#P:2
+               b-11    [001] d..2.     1.000000: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=c next_pid=12 next_prio=120
+               a-10    [000] d..2.     1.000100: sched_waking: comm=b pid=11 prio=120 target_cpu=001
+               c-12    [001] dNh2.     1.000104: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001
+               c-12    [001] d..2.     1.000105: sched_switch: prev_comm=c prev_pid=12 prev_prio=120 prev_state=R ==> next_comm=b next_pid=11 next_prio=120
+               b-11    [001] d..2.     1.000200: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=c next_pid=12 next_prio=120
+)";
+  const Metrics m = analyze_text(trace);
+  ASSERT_EQ(task(m, "b").wakeup_latency.count(), 1u);
+  EXPECT_EQ(task(m, "b").wakeup_latency.max(), 5'000);
+  EXPECT_EQ(task(m, "b").wait_time_ns, 5'000);
+  EXPECT_EQ(task(m, "b").sleep_time_ns, 100'000);
+}
+
+// A task woken while it is still on its way to sleep (try_to_wake_up waits for it to leave
+// its CPU) is woken from its switch-out: b's waking on CPU 0 at 1.000100 comes before
+// its switch-out on CPU 1 at that microsecond, and its wake-up latency is 3 us, from
+// 1.000100 to 1.000103, in either order of the two lines (a trace.dat's merge by time
+// may give either).
+TEST(TraceFormats, AWakingOfATaskStillRunningCountsFromItsSwitchOut) {
+  const std::string head = "#P:2\n";
+  const std::string waking =
+      "a-10 [000] d..2. 1.000100: sched_waking: comm=b pid=11 prio=120 target_cpu=001\n";
+  const std::string sleeps =
+      "b-11 [001] d..2. 1.000100: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 "
+      "prev_state=S ==> next_comm=c next_pid=12 next_prio=120\n";
+  const std::string rest =
+      "c-12 [001] dNh2. 1.000102: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n"
+      "c-12 [001] d..2. 1.000103: sched_switch: prev_comm=c prev_pid=12 prev_prio=120 "
+      "prev_state=R ==> next_comm=b next_pid=11 next_prio=120\n";
+  const std::string start =
+      "b-11 [001] d..2. 1.000000: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 "
+      "prev_state=R ==> next_comm=b next_pid=11 next_prio=120\n";
+  for (const std::string& order : {waking + sleeps, sleeps + waking}) {
+    const Metrics m = analyze_text(head + start + order + rest);
+    ASSERT_EQ(task(m, "b").wakeup_latency.count(), 1u) << order;
+    EXPECT_EQ(task(m, "b").wakeup_latency.max(), 3'000) << order;
+    EXPECT_EQ(task(m, "b").sleep_time_ns, 0) << order;
+  }
+  // A waking whose task does not sleep (its sched_wakeup comes while it runs) is no wake-up.
+  const Metrics m = analyze_text(head + start + waking +
+                                 "c-12 [001] d..2. 1.000102: sched_wakeup: comm=b pid=11 "
+                                 "prio=120 target_cpu=001\n" +
+                                 sleeps.substr(0, sleeps.find("1.000100")) + "1.000110" +
+                                 sleeps.substr(sleeps.find("1.000100") + 8));
+  EXPECT_EQ(task(m, "b").wakeup_latency.count(), 0u);
+}
+
 // Every shipped scenario, simulated for 0.3 s under its own scheduler, written as ftrace
 // text and read back: the same per-task CPU, wait and sleep time, switches and wake-up
 // latency percentiles as the simulation's own metrics. A machine's background tasks

@@ -227,6 +227,10 @@ void Analyzer::event(const SchedEvent& e) {
       }
       break;
     }
+    // A recording's wake-up starts at its sched_waking, where one was traced (perf sched
+    // timehist does the same): on kernels since 3.0 the remote sched_wakeup comes on the
+    // target CPU after the IPI (ttwu_queue), and the wait from waking is the task's.
+    case EventType::kWaking:
     case EventType::kWakeup:
     case EventType::kWakeupNew: {
       TaskTrack& tr = tracks_[e.task];

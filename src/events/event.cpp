@@ -28,6 +28,8 @@ const char* event_type_name(EventType t) {
       return "timer";
     case EventType::kLost:
       return "lost";
+    case EventType::kWaking:
+      return "waking";
   }
   return "?";
 }

@@ -29,6 +29,10 @@ enum class EventType : uint8_t {
                      // its previous timer step in us (c_duration); value <= time: late
   kLost,             // a recording lost events on cpu (buffer overrun): value = how many,
                      // -1 when the trace does not say
+  kWaking,           // a recording only: task's wake-up began on cpu (its sched_waking, in
+                     // try_to_wake_up); other = waker. Its kWakeup follows, on the target
+                     // CPU once the IPI arrives (ttwu_queue). A simulated wake-up is one
+                     // instant: its kWakeup alone.
 };
 
 enum class PrevState : uint8_t { kPreempted, kBlocked, kExited };

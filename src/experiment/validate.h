@@ -60,7 +60,7 @@ class WakeupLatencies final : public EventSink {
         next->woken_at = -1;
         next->sleeping = false;
       }
-    } else if (e.type == EventType::kWakeup) {
+    } else if (e.type == EventType::kWakeup || e.type == EventType::kWaking) {
       if (Track* t = track(e.task); t && t->sleeping) {
         t->woken_at = e.time;
         t->sleeping = false;

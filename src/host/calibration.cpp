@@ -34,8 +34,8 @@ constexpr Budget kFull{
 constexpr Budget kQuick{
     10, 300, 100, 30, 10, 3, 100, 5, 150 * kNsPerMs, 500 * kNsPerMs, 150 * kNsPerMs};
 
-// The delays from a task's wake-up to its switch-in, as a trace shows them, for the task
-// named `name` (its wake-ups from a sleep only).
+// The delays from a task's wake-up (its sched_waking) to its switch-in, as a trace shows
+// them, for the task named `name` (its wake-ups from a sleep only).
 class SwitchInDelays final : public EventSink {
  public:
   explicit SwitchInDelays(std::string name) : name_(std::move(name)) {}
@@ -50,7 +50,8 @@ class SwitchInDelays final : public EventSink {
         samples.values.push_back(e.time - woken_at_);
         woken_at_ = -1;
       }
-    } else if (e.type == EventType::kWakeup && e.task == id_ && sleeping_) {
+    } else if ((e.type == EventType::kWakeup || e.type == EventType::kWaking) && e.task == id_ &&
+               sleeping_) {
       woken_at_ = e.time;
       sleeping_ = false;
     }

@@ -351,7 +351,9 @@ class LineParser {
     error_.clear();
     if (event == "sched_waking") {
       waking(fields, r, context_of_flags(flags));
-      return error_.empty();
+      if (!error_.empty()) return false;
+      records.push_back(std::move(r));
+      return true;
     }
     if (!convert(event, fields, r)) return true;  // not a sched event we read
     if (!error_.empty()) return false;
@@ -440,7 +442,7 @@ class LineParser {
       const Fields f(fields, {"comm", "pid", "prio", "group_dead"});
       task_side(f, "comm", "pid", "prio", r.a, event);
     } else {
-      return false;  // sched_waking, markers and other events
+      return false;  // markers and other events
     }
     return true;
   }
@@ -527,12 +529,17 @@ class LineParser {
     return {r.ctx, c == Context::kSoftirq};
   }
 
+  // The line becomes a kWaking record (the wake-up's start) and names the waker of the
+  // task's next sched_wakeup.
   void waking(std::string_view fields, Record& r, Context c) {
-    Record w;
-    wakeup_fields(fields, w, "sched_waking");
+    r.kind = Kind::kWaking;
+    wakeup_fields(fields, r, "sched_waking");
     if (!error_.empty()) return;
     // pid -1: a waking line seen, in no task's context
-    pending_waker_[w.a.pid] = waker_in(r, w.a.pid, c);
+    const Waker w = waker_in(r, r.a.pid, c);
+    r.waker = w.side;
+    r.waker_softirq = w.softirq;
+    pending_waker_[r.a.pid] = w;
   }
 
   void waker_of(Record& r, Context c) {

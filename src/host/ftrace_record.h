@@ -13,7 +13,9 @@
 namespace schedlab {
 
 // kOwn: an event of the run itself (RunRecord::events), merged in by time. kLost: a
-// "CPU:N [LOST M EVENTS]" line (count in `lost`, -1 when not said).
+// "CPU:N [LOST M EVENTS]" line (count in `lost`, -1 when not said). kWaking: a
+// sched_waking line, the start of the wake-up its task's next sched_wakeup ends (waker
+// and target as there); like kOwn and kLost it is not read for what runs on its CPU.
 enum class FtraceKind : uint8_t {
   kSwitch,
   kWakeup,
@@ -22,8 +24,15 @@ enum class FtraceKind : uint8_t {
   kFork,
   kExit,
   kOwn,
-  kLost
+  kLost,
+  kWaking
 };
+
+// A record of the events that say what a CPU ran (its line's task) and change tasks'
+// states, as against the run's own events, lost-event lines and wake-ups' starts.
+inline bool is_state_record(FtraceKind k) {
+  return k != FtraceKind::kOwn && k != FtraceKind::kLost && k != FtraceKind::kWaking;
+}
 
 struct FtraceSide {
   int64_t pid = -1;

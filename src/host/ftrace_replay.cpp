@@ -45,7 +45,7 @@ class Replay {
     for (const Record& r : recs_) {
       cpus_ = std::max(cpus_, r.cpu + 1);
       if (r.target != kNoCpu) cpus_ = std::max(cpus_, r.target + 1);
-      if (r.kind == Kind::kOwn || r.kind == Kind::kLost) continue;
+      if (!is_state_record(r.kind)) continue;
       const Time at = r.time - t0_;
       const bool from_start =
           !cpu_seen[r.cpu] && r.ctx.pid > 0 && id_of_.find(r.ctx.pid) == id_of_.end();
@@ -106,7 +106,7 @@ class Replay {
   void start_state() {
     std::vector<char> cpu_seen(static_cast<size_t>(cpus_), 0);
     for (const Record& r : recs_) {
-      if (r.kind == Kind::kOwn || r.kind == Kind::kLost || cpu_seen[r.cpu]) continue;
+      if (!is_state_record(r.kind) || cpu_seen[r.cpu]) continue;
       cpu_seen[r.cpu] = 1;
       const TaskId c = id(r.ctx);
       if (c != kNoTask && rows_[c].from_start)
@@ -132,7 +132,7 @@ class Replay {
     std::vector<ptrdiff_t> woken(rows_.size(), -1), seen = woken;
     for (size_t i = 0; i < n; ++i) {
       const Record& r = recs_[i];
-      if (r.kind == Kind::kOwn || r.kind == Kind::kLost) continue;
+      if (!is_state_record(r.kind)) continue;
       const auto at = static_cast<ptrdiff_t>(i);
       const auto cpu = static_cast<size_t>(r.cpu);
       const TaskId running = id(r.ctx);
@@ -186,18 +186,56 @@ class Replay {
         sink_.event({at, EventType::kLost, 0, r.cpu, kNoTask, kNoTask, 0, r.lost});
         continue;
       }
+      if (r.kind == Kind::kWaking) {
+        waking(r, at, curr);
+        continue;
+      }
       const TaskId running = id(r.ctx);
       if (cpu_seen[r.cpu] && r.ctx.pid >= 0 && running != curr[r.cpu]) {
         sink_.event({at, EventType::kSwitch, static_cast<uint8_t>(PrevState::kBlocked), r.cpu,
                      curr[r.cpu], running, kInferredSwitch, 0});
+        release_waking(curr[r.cpu], at);
         ++inferred;
       }
       cpu_seen[r.cpu] = 1;
       curr[r.cpu] = r.kind == Kind::kSwitch ? id(r.b) : running;
       emit(r, at);
+      if (r.kind == Kind::kSwitch && r.prev_state != PrevState::kPreempted)
+        release_waking(id(r.a), at);
+      if (r.kind == Kind::kWakeup || r.kind == Kind::kWakeupNew) drop_waking(id(r.a));
       place_exits();
     }
     return inferred;
+  }
+
+  // A wake-up's start (sched_waking), of a task the trace shows elsewhere too. A task
+  // still running when it is woken (it is on its way to sleep: try_to_wake_up waits for
+  // it to leave its CPU) is woken from its switch-out: the waking is held until then, and
+  // dropped if its sched_wakeup comes first (it did not sleep). So a waking and a
+  // switch-out of one timestamp on two CPUs read the same in either order, as a
+  // trace.dat's merge by time may give them.
+  void waking(const Record& r, Time at, const std::vector<TaskId>& curr) {
+    const TaskId a = known(r.a);
+    if (a == kNoTask) return;
+    const SchedEvent e{at, EventType::kWaking, 0, r.cpu, a, waker(r), r.target, 0};
+    if (std::find(curr.begin(), curr.end(), a) == curr.end()) {
+      sink_.event(e);
+      return;
+    }
+    if (held_.size() <= static_cast<size_t>(a)) held_.resize(static_cast<size_t>(a) + 1);
+    held_[static_cast<size_t>(a)] = e;
+  }
+  void release_waking(TaskId t, Time at) {
+    if (t == kNoTask || static_cast<size_t>(t) >= held_.size()) return;
+    SchedEvent& e = held_[static_cast<size_t>(t)];
+    if (e.task == kNoTask) return;
+    e.time = at;
+    sink_.event(e);
+    e.task = kNoTask;
+  }
+  void drop_waking(TaskId t) {
+    if (t != kNoTask && static_cast<size_t>(t) < held_.size())
+      held_[static_cast<size_t>(t)].task = kNoTask;
   }
 
   // Tasks that appear after the start although the trace records no creations.
@@ -225,13 +263,16 @@ class Replay {
 
  private:
   TaskId id(const Side& s) const { return s.pid > 0 ? id_of_.at(s.pid) : kNoTask; }
-
-  // A waker seen only on a waking line may be a task no other line names.
-  TaskId waker(const Record& r) const {
-    if (!options_.wakers || r.kind != Kind::kWakeup || r.waker.pid <= 0) return kNoTask;
-    if (r.waker_softirq && !options_.softirq_wakers) return kNoTask;
-    const auto it = id_of_.find(r.waker.pid);
+  // A task a waking line names may be one no other line does.
+  TaskId known(const Side& s) const {
+    const auto it = s.pid > 0 ? id_of_.find(s.pid) : id_of_.end();
     return it == id_of_.end() ? kNoTask : it->second;
+  }
+
+  TaskId waker(const Record& r) const {
+    if (!options_.wakers || (r.kind != Kind::kWakeup && r.kind != Kind::kWaking)) return kNoTask;
+    if (r.waker_softirq && !options_.softirq_wakers) return kNoTask;
+    return known(r.waker);
   }
 
   TaskId task(const Side& s, Time at, TaskId parent) {
@@ -272,6 +313,7 @@ class Replay {
         break;
       case Kind::kOwn:
       case Kind::kLost:
+      case Kind::kWaking:
         break;
     }
   }
@@ -286,6 +328,7 @@ class Replay {
   std::map<int64_t, TaskId> id_of_;
   std::vector<TaskRow> rows_;
   std::multimap<size_t, std::pair<int, TaskId>> idle_exits_;  // record index -> (cpu, task)
+  std::vector<SchedEvent> held_;  // [task]: the waking of a task still running (task kNoTask: none)
   size_t idle_exits_placed_ = 0;
 };
 

@@ -7,8 +7,8 @@
 // before it was woken. Within such a group each CPU's records keep their order, and the
 // next record is the head of the lowest CPU whose head the states allow: a switch to a
 // task that is not asleep (nor new, with its fork or wake-up still to come) and not
-// running elsewhere, a wake-up of a task that is asleep or that other CPUs record
-// nothing more of in this group. When no head is allowed (a trace
+// running elsewhere, a wake-up (or its start, sched_waking) of a task that is asleep or
+// that other CPUs record nothing more of in this group. When no head is allowed (a trace
 // that lost events), the lowest CPU's head comes next, as the merge had it.
 #include <map>
 #include <set>
@@ -24,6 +24,7 @@ using Kind = FtraceKind;
 class TaskStates {
  public:
   void apply(const FtraceRecord& r) {
+    if (r.kind == Kind::kWaking) return;  // changes no state; its sched_wakeup does
     if (r.a.pid > 0) seen_.insert(r.a.pid);
     if (r.b.pid > 0) seen_.insert(r.b.pid);
     switch (r.kind) {
@@ -75,8 +76,7 @@ bool pending_elsewhere(const std::vector<FtraceRecord>& group, const std::vector
     if (q.cpu == cpu) continue;
     for (size_t k = q.next; k < q.items.size(); ++k) {
       const FtraceRecord& r = group[q.items[k]];
-      if (r.kind != Kind::kOwn && r.kind != Kind::kLost && (r.a.pid == pid || r.b.pid == pid))
-        return true;
+      if (is_state_record(r.kind) && (r.a.pid == pid || r.b.pid == pid)) return true;
     }
   }
   return false;
@@ -107,7 +107,7 @@ bool allowed(const FtraceRecord& r, const TaskStates& st, const std::vector<Ftra
   }
   // a task that is not asleep is woken once what other CPUs still record of it is done
   // (its switch-out as it blocks, or its birth)
-  if (r.kind == Kind::kWakeup)
+  if (r.kind == Kind::kWakeup || r.kind == Kind::kWaking)
     return st.asleep(r.a.pid) || !pending_elsewhere(group, queues, r.cpu, r.a.pid);
   return true;
 }

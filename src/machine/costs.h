@@ -30,7 +30,7 @@ namespace schedlab {
   X(int64_t, timer_resched_ns, 0, params::duration(), "schedlab",                             \
     "a timer's wake-up on its own CPU: delay before the woken task is switched in (the rest " \
     "of the timer interrupt, its exit and schedule(); what a trace shows from the "           \
-    "sched_wakeup to the sched_switch)")                                                      \
+    "sched_waking to the sched_switch)")                                                      \
   X(double, shared_cache_slowdown, 0.0, params::range(0, 16), "schedlab",                     \
     "`run` work of a task of memory_intensity m slows to 1 / (1 + this x m x the sum of the " \
     "memory_intensity of the tasks running on CPUs that share its cache)")                    \

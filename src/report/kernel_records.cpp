@@ -161,25 +161,36 @@ void KernelRecorder::event(const SchedEvent& e) {
       curr_[e.cpu] = e.other;
       break;
     }
+    case EventType::kWaking:
     case EventType::kWakeup:
     case EventType::kWakeupNew: {
       // Recorded by the waker where it runs; a timer's wake-up on the target CPU, in
       // hard-interrupt context (as hrtimer_wakeup runs), so that a reader takes no task
-      // for its waker.
+      // for its waker. A simulated wake-up's sched_waking comes with its sched_wakeup; a
+      // recording's where the recording had it (kWaking, on the waker's CPU).
       const CpuId waker_cpu = cpu_running(e.other);
       r.irqs_off = true;
-      r.hardirq = e.type == EventType::kWakeup && waker_cpu == kNoCpu;
+      r.hardirq = e.type != EventType::kWakeupNew && waker_cpu == kNoCpu;
       r.preempt_count = 3;
       r.a = threads_[e.task];
-      r.target_cpu = e.cpu;
+      r.target_cpu = e.type == EventType::kWaking && e.arg >= 0 ? e.arg : e.cpu;
       const CpuId at = waker_cpu != kNoCpu ? waker_cpu : e.cpu;
-      if (e.type == EventType::kWakeup) {
+      const auto task = static_cast<size_t>(e.task);
+      if (task >= waking_written_.size()) waking_written_.resize(task + 1, 0);
+      if (e.type == EventType::kWaking) {
         r.event = KernelEvent::kWaking;
         record(r, at, e.time);
+        waking_written_[task] = 1;
+        break;
+      }
+      if (e.type == EventType::kWakeup) {
+        r.event = KernelEvent::kWaking;
+        if (!waking_written_[task]) record(r, at, e.time);
         r.event = KernelEvent::kWakeup;
       } else {
         r.event = KernelEvent::kWakeupNew;
       }
+      waking_written_[task] = 0;
       record(r, at, e.time);
       mark_woken(e.task, e.time);
       break;

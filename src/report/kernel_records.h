@@ -92,6 +92,7 @@ class KernelRecorder {
   std::vector<bool> start_unshown_;      // [cpu]: its start task is named by no record yet
   std::vector<Time> idle_record_at_;     // [cpu]: the time of its last record in idle context
   std::vector<Time> woken_at_;           // [task]: its last wake-up or migration record
+  std::vector<char> waking_written_;     // [task]: its wake-up's sched_waking is written
   std::map<int64_t, int> live_threads_;  // tgid -> threads alive
   std::map<std::pair<int64_t, int32_t>, int64_t> mark_totals_;  // (tgid, mark) -> count
 };

@@ -109,6 +109,7 @@ void PerfettoTraceWriter::event(const SchedEvent& e) {
       }
       break;
     }
+    case EventType::kWaking:  // runnable from here, as Perfetto reads sched_waking
     case EventType::kWakeup:
     case EventType::kWakeupNew: {
       TaskSlice& t = tasks_[e.task];

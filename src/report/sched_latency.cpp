@@ -82,7 +82,9 @@ void TimehistWriter::task_created(const TaskInfo& t) {
 }
 
 void TimehistWriter::event(const SchedEvent& e) {
-  if (e.type == EventType::kWakeup || e.type == EventType::kWakeupNew) {
+  // ready from a recording's sched_waking where it has one, as perf sched timehist prefers
+  if (e.type == EventType::kWakeup || e.type == EventType::kWakeupNew ||
+      e.type == EventType::kWaking) {
     Track& t = tracks_[e.task];
     if (t.in_at < 0 || t.out_at >= t.in_at) {  // not running
       if (t.ready_at < 0) t.ready_at = e.time;
