@@ -97,6 +97,34 @@ TEST(MachineCosts, TimerWakeupIsSwitchedInAfterTheRestOfItsInterrupt) {
   EXPECT_EQ(r.task("sleeper").wakeup_latency.max(), 4'000);
 }
 
+TEST(MachineCosts, ATimerAfterATickOfIdlePaysTheTickRestart) {
+  // 3 us to restart the tick. HZ 1000: the sleeper's CPU idles 1.05 ms, a tick or more, so
+  // the timer of the test above is switched in 4 + 3 us after its wake-up at 1.07 ms.
+  const std::string machine = R"({"machine": {"cpus": 1, "hz": )";
+  const std::string costs = R"(, "timer_overshoot_ns": 50000, "timer_resched_ns": 4000,
+      "tick_restart_ns": 3000,
+      "idle_exit_ns": [{"idle_ns": 0, "exit_ns": 1000}, {"idle_ns": 500000, "exit_ns": 20000}]},
+      "tasks": {"sleeper": {"loop": 1, "sleep": 1000, "run": 1000}}})";
+  const RunOutput stopped = run_text(machine + "1000" + costs);
+  EXPECT_EQ(stopped.switch_ins(),
+            (Lines{"0 0 sleeper", "0 0 idle", "1.077 0 sleeper", "2.077 0 idle"}));
+  EXPECT_EQ(stopped.task("sleeper").wakeup_latency.max(), 7'000);
+  // HZ 250: 1.05 ms is within the 4 ms tick, which kept running: 4 us, no restart.
+  const RunOutput ticking = run_text(machine + "250" + costs);
+  EXPECT_EQ(ticking.task("sleeper").wakeup_latency.max(), 4'000);
+  // A remote wake-up onto CPU 1, idle 1 ms: 5 us IPI + 20 us C3 exit, which holds the
+  // tick's restart already.
+  const RunOutput remote =
+      run_text("{" + wake_machine(R"(, "tick_restart_ns": 3000)") + wake_tasks(1));
+  EXPECT_EQ(remote.task("woken").wakeup_latency.max(), 25'000);
+  // A timer task preempting a busy CPU's hog: 4 us, as without it.
+  const RunOutput busy = run_text(R"({"machine": {"cpus": 1, "hz": 1000,
+      "timer_resched_ns": 4000, "tick_restart_ns": 3000}, "tasks": {
+      "rt": {"loop": 1, "policy": "SCHED_FIFO", "priority": 10, "sleep": 1000, "run": 100},
+      "hog": {"loop": 1, "delay": 1, "run": 5000}}})");
+  EXPECT_EQ(busy.task("rt").wakeup_latency.max(), 4'000);
+}
+
 TEST(MachineCosts, TimerReschedDelaysOnlyTimerWakeups) {
   // A SCHED_FIFO timer task preempts a hog on its CPU 4 us after its wake-up at 1 ms; a
   // semaphore's wake-up on the waker's CPU (no timer) pays nothing: as without the cost.

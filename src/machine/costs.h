@@ -31,6 +31,9 @@ namespace schedlab {
     "a timer's wake-up on its own CPU: delay before the woken task is switched in (the rest " \
     "of the timer interrupt, its exit and schedule(); what a trace shows from the "           \
     "sched_waking to the sched_switch)")                                                      \
+  X(int64_t, tick_restart_ns, 0, params::duration(), "schedlab",                             \
+    "a timer's wake-up on its own CPU after it idled a tick or more (NO_HZ_IDLE stopped the " \
+    "tick): restarting the tick on the way out of the idle loop, before the switch")          \
   X(double, shared_cache_slowdown, 0.0, params::range(0, 16), "schedlab",                     \
     "`run` work of a task of memory_intensity m slows to 1 / (1 + this x m x the sum of the " \
     "memory_intensity of the tasks running on CPUs that share its cache)")                    \

@@ -57,7 +57,8 @@ Engine::Engine(const Machine& machine, const Workload& workload, ClassStack clas
   for (ClassSlot& slot : slots_) slot.cls->attach(*this);
   const MachineCosts& costs = machine.costs;
   wake_costs_ = costs.wakeup_ipi_ns > 0 || costs.wakeup_send_ns > 0 || costs.wakeup_refill_ns > 0 ||
-                costs.timer_resched_ns > 0 || !machine.idle_states.empty();
+                costs.timer_resched_ns > 0 || costs.tick_restart_ns > 0 ||
+                !machine.idle_states.empty();
   shared_cache_q10_ = q10(costs.shared_cache_slowdown);
   smt_q10_ = q10(costs.smt_slowdown);
   corun_ = shared_cache_q10_ > 0 || smt_q10_ > 0;

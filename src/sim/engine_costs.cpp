@@ -22,16 +22,23 @@ void Engine::begin_wake_costs(Task& woken, CpuId target, const WakeInfo& how) {
 
 // How late a reschedule that a wake-up asks of `cpu` arrives: the IPI when `cpu` is not
 // the waker's (a timer's interrupt runs on the CPU its task slept on), else for a timer's
-// wake-up the rest of its interrupt (timer_resched_ns), and the exit from the idle state
-// when `cpu` idles (unless an interrupt has just brought it out).
+// wake-up the rest of its interrupt (timer_resched_ns) and, on a CPU idle a tick or more,
+// the tick's restart (tick_restart_ns); and the exit from the idle state when `cpu`
+// idles (unless an interrupt has just brought it out). A remote wake-up's idle exit, as
+// calibrate measures it end to end, holds the tick's restart already.
 Time Engine::wake_delay(CpuId cpu) const {
   const MachineCosts& costs = machine_ref_.costs;
-  Time delay = cpu != wake_ctx_.waker_cpu   ? costs.wakeup_ipi_ns
-               : wake_ctx_.waker == kNoTask ? costs.timer_resched_ns
-                                            : 0;
   const Cpu& c = cpus_[cpu];
-  if (!cpu_curr_[cpu] && c.awake_at != now_)
-    delay += machine_ref_.idle_exit_ns(now_ - c.idle_since);
+  const bool idle = !cpu_curr_[cpu];
+  Time delay = 0;
+  if (cpu != wake_ctx_.waker_cpu) {
+    delay = costs.wakeup_ipi_ns;
+  } else if (wake_ctx_.waker == kNoTask) {
+    delay = costs.timer_resched_ns;
+    // NO_HZ_IDLE stops the tick of a CPU whose next event is beyond the next tick
+    if (idle && now_ - c.idle_since >= machine_ref_.tick_ns()) delay += costs.tick_restart_ns;
+  }
+  if (idle && c.awake_at != now_) delay += machine_ref_.idle_exit_ns(now_ - c.idle_since);
   return delay;
 }
 
