@@ -160,6 +160,7 @@ class Replay {
   // place_idle_exits() put it.
   size_t events() {
     size_t inferred = 0;
+    on_cpu_.assign(rows_.size(), kNoCpu);
     std::vector<TaskId> curr(static_cast<size_t>(cpus_), kNoTask);
     std::vector<char> cpu_seen(static_cast<size_t>(cpus_), 0);
     auto exit_at = idle_exits_.begin();
@@ -171,7 +172,7 @@ class Replay {
           const auto [cpu, task] = exit_at->second;
           sink_.event({at, EventType::kSwitch, static_cast<uint8_t>(PrevState::kBlocked), cpu,
                        kNoTask, task, kInferredSwitch, 0});
-          curr[static_cast<size_t>(cpu)] = task;
+          set_curr(curr, cpu, task);
           ++inferred;
           ++idle_exits_placed_;
         }
@@ -187,7 +188,7 @@ class Replay {
         continue;
       }
       if (r.kind == Kind::kWaking) {
-        waking(r, at, curr);
+        waking(r, at);
         continue;
       }
       const TaskId running = id(r.ctx);
@@ -198,7 +199,7 @@ class Replay {
         ++inferred;
       }
       cpu_seen[r.cpu] = 1;
-      curr[r.cpu] = r.kind == Kind::kSwitch ? id(r.b) : running;
+      set_curr(curr, r.cpu, r.kind == Kind::kSwitch ? id(r.b) : running);
       emit(r, at);
       if (r.kind == Kind::kSwitch && r.prev_state != PrevState::kPreempted)
         release_waking(id(r.a), at);
@@ -214,16 +215,24 @@ class Replay {
   // dropped if its sched_wakeup comes first (it did not sleep). So a waking and a
   // switch-out of one timestamp on two CPUs read the same in either order, as a
   // trace.dat's merge by time may give them.
-  void waking(const Record& r, Time at, const std::vector<TaskId>& curr) {
+  void waking(const Record& r, Time at) {
     const TaskId a = known(r.a);
     if (a == kNoTask) return;
     const SchedEvent e{at, EventType::kWaking, 0, r.cpu, a, waker(r), r.target, 0};
-    if (std::find(curr.begin(), curr.end(), a) == curr.end()) {
+    if (on_cpu_[static_cast<size_t>(a)] == kNoCpu) {
       sink_.event(e);
       return;
     }
     if (held_.size() <= static_cast<size_t>(a)) held_.resize(static_cast<size_t>(a) + 1);
     held_[static_cast<size_t>(a)] = e;
+  }
+  // What events() takes each CPU to run, and each task's CPU (kNoCpu: not running).
+  void set_curr(std::vector<TaskId>& curr, CpuId cpu, TaskId t) {
+    const TaskId was = curr[static_cast<size_t>(cpu)];
+    if (was != kNoTask && on_cpu_[static_cast<size_t>(was)] == cpu)
+      on_cpu_[static_cast<size_t>(was)] = kNoCpu;
+    curr[static_cast<size_t>(cpu)] = t;
+    if (t != kNoTask) on_cpu_[static_cast<size_t>(t)] = cpu;
   }
   void release_waking(TaskId t, Time at) {
     if (t == kNoTask || static_cast<size_t>(t) >= held_.size()) return;
@@ -328,6 +337,7 @@ class Replay {
   std::map<int64_t, TaskId> id_of_;
   std::vector<TaskRow> rows_;
   std::multimap<size_t, std::pair<int, TaskId>> idle_exits_;  // record index -> (cpu, task)
+  std::vector<CpuId> on_cpu_;     // [task]: the CPU events() takes it to run on
   std::vector<SchedEvent> held_;  // [task]: the waking of a task still running (task kNoTask: none)
   size_t idle_exits_placed_ = 0;
 };
