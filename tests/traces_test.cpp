@@ -292,6 +292,25 @@ TEST(TraceFormats, AWakingOfATaskStillRunningCountsFromItsSwitchOut) {
   EXPECT_EQ(task(m, "b").wakeup_latency.count(), 0u);
 }
 
+// A waking line after its own sched_wakeup (the CPUs' clocks apart, or a tie a trace.dat's
+// merge put the other way): b is woken at 1.000100 and runs at 1.000101, and the waking
+// from CPU 0 comes at 1.000101. It is dropped, not held for b's next sleep: b sleeps
+// again from 1.000300 until its next wake-up at 1.000500, switched in 2 us later.
+TEST(TraceFormats, AWakingAfterItsOwnWakeUpIsDropped) {
+  const Metrics m = analyze_text(R"(#P:2
+               b-11    [001] d..2.     1.000000: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=c next_pid=12 next_prio=120
+               c-12    [001] d..3.     1.000100: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001
+               c-12    [001] d..2.     1.000101: sched_switch: prev_comm=c prev_pid=12 prev_prio=120 prev_state=R ==> next_comm=b next_pid=11 next_prio=120
+               a-10    [000] d..2.     1.000101: sched_waking: comm=b pid=11 prio=120 target_cpu=001
+               b-11    [001] d..2.     1.000300: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=c next_pid=12 next_prio=120
+               c-12    [001] d..3.     1.000500: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001
+               c-12    [001] d..2.     1.000502: sched_switch: prev_comm=c prev_pid=12 prev_prio=120 prev_state=R ==> next_comm=b next_pid=11 next_prio=120
+)");
+  ASSERT_EQ(task(m, "b").wakeup_latency.count(), 2u);
+  EXPECT_EQ(task(m, "b").wakeup_latency.max(), 2'000);
+  EXPECT_EQ(task(m, "b").sleep_time_ns, 300'000);
+}
+
 // Every shipped scenario, simulated for 0.3 s under its own scheduler, written as ftrace
 // text and read back: the same per-task CPU, wait and sleep time, switches and wake-up
 // latency percentiles as the simulation's own metrics. A machine's background tasks

@@ -49,7 +49,8 @@ struct CalibrationOptions {
 Calibration calibrate_machine(const CalibrationOptions& options,
                               const std::function<void(const std::string&)>& progress = {});
 
-// The figures as a table, one line each: value, 10th-90th percentile, samples, key set.
+// The figures as a table, one line each: value, 10th-90th percentile (a factor: the least
+// and greatest of its measurements), samples, key set.
 std::string calibration_table(const Calibration& c);
 
 // Where calibrate keeps this machine's file for compare and validate:

@@ -161,6 +161,7 @@ class Replay {
   size_t events() {
     size_t inferred = 0;
     on_cpu_.assign(rows_.size(), kNoCpu);
+    pairing_.assign(rows_.size(), Pairing{});
     std::vector<TaskId> curr(static_cast<size_t>(cpus_), kNoTask);
     std::vector<char> cpu_seen(static_cast<size_t>(cpus_), 0);
     auto exit_at = idle_exits_.begin();
@@ -201,9 +202,11 @@ class Replay {
       cpu_seen[r.cpu] = 1;
       set_curr(curr, r.cpu, r.kind == Kind::kSwitch ? id(r.b) : running);
       emit(r, at);
-      if (r.kind == Kind::kSwitch && r.prev_state != PrevState::kPreempted)
+      if (r.kind == Kind::kSwitch && r.prev_state != PrevState::kPreempted) {
         release_waking(id(r.a), at);
-      if (r.kind == Kind::kWakeup || r.kind == Kind::kWakeupNew) drop_waking(id(r.a));
+        if (id(r.a) != kNoTask) pairing_[static_cast<size_t>(id(r.a))].unpaired_wakeup = false;
+      }
+      if (r.kind == Kind::kWakeup || r.kind == Kind::kWakeupNew) woken(id(r.a));
       place_exits();
     }
     return inferred;
@@ -214,10 +217,18 @@ class Replay {
   // it to leave its CPU) is woken from its switch-out: the waking is held until then, and
   // dropped if its sched_wakeup comes first (it did not sleep). So a waking and a
   // switch-out of one timestamp on two CPUs read the same in either order, as a
-  // trace.dat's merge by time may give them.
+  // trace.dat's merge by time may give them. A waking that comes after its own
+  // sched_wakeup (a tie the merge put the other way, or the CPUs' clocks apart: the
+  // wake-up had no waking before it, and the task has not blocked since) is dropped.
   void waking(const Record& r, Time at) {
     const TaskId a = known(r.a);
     if (a == kNoTask) return;
+    Pairing& p = pairing_[static_cast<size_t>(a)];
+    if (p.unpaired_wakeup) {
+      p.unpaired_wakeup = false;
+      return;
+    }
+    p.waking_seen = true;
     const SchedEvent e{at, EventType::kWaking, 0, r.cpu, a, waker(r), r.target, 0};
     if (on_cpu_[static_cast<size_t>(a)] == kNoCpu) {
       sink_.event(e);
@@ -242,9 +253,14 @@ class Replay {
     sink_.event(e);
     e.task = kNoTask;
   }
-  void drop_waking(TaskId t) {
-    if (t != kNoTask && static_cast<size_t>(t) < held_.size())
-      held_[static_cast<size_t>(t)].task = kNoTask;
+  // A sched_wakeup (or sched_wakeup_new) of `t`: its held waking is dropped, and the
+  // wake-up is unpaired when no waking came before it.
+  void woken(TaskId t) {
+    if (t == kNoTask) return;
+    if (static_cast<size_t>(t) < held_.size()) held_[static_cast<size_t>(t)].task = kNoTask;
+    Pairing& p = pairing_[static_cast<size_t>(t)];
+    p.unpaired_wakeup = !p.waking_seen;
+    p.waking_seen = false;
   }
 
   // Tasks that appear after the start although the trace records no creations.
@@ -337,7 +353,12 @@ class Replay {
   std::map<int64_t, TaskId> id_of_;
   std::vector<TaskRow> rows_;
   std::multimap<size_t, std::pair<int, TaskId>> idle_exits_;  // record index -> (cpu, task)
-  std::vector<CpuId> on_cpu_;     // [task]: the CPU events() takes it to run on
+  std::vector<CpuId> on_cpu_;  // [task]: the CPU events() takes it to run on
+  struct Pairing {
+    bool waking_seen = false;      // a waking since the task's last sched_wakeup
+    bool unpaired_wakeup = false;  // its last sched_wakeup had none, and it has not blocked since
+  };
+  std::vector<Pairing> pairing_;  // [task]
   std::vector<SchedEvent> held_;  // [task]: the waking of a task still running (task kNoTask: none)
   size_t idle_exits_placed_ = 0;
 };

@@ -8,7 +8,8 @@
 // next record is the head of the lowest CPU whose head the states allow: a switch to a
 // task that is not asleep (nor new, with its fork or wake-up still to come) and not
 // running elsewhere, a wake-up (or its start, sched_waking) of a task that is asleep or
-// that other CPUs record nothing more of in this group. When no head is allowed (a trace
+// that other CPUs record nothing more of in this group, and a wake-up after its
+// sched_waking on another CPU. When no head is allowed (a trace
 // that lost events), the lowest CPU's head comes next, as the merge had it.
 #include <map>
 #include <set>
@@ -82,6 +83,20 @@ bool pending_elsewhere(const std::vector<FtraceRecord>& group, const std::vector
   return false;
 }
 
+// A sched_waking of `pid` still to come in the group on another CPU than `cpu`: the
+// start of a wake-up, which comes before its sched_wakeup.
+bool waking_elsewhere(const std::vector<FtraceRecord>& group, const std::vector<CpuQueue>& queues,
+                      CpuId cpu, int64_t pid) {
+  for (const CpuQueue& q : queues) {
+    if (q.cpu == cpu) continue;
+    for (size_t k = q.next; k < q.items.size(); ++k) {
+      const FtraceRecord& r = group[q.items[k]];
+      if (r.kind == Kind::kWaking && r.a.pid == pid) return true;
+    }
+  }
+  return false;
+}
+
 // A fork, wake-up or new task's wake-up of `pid` still to come in the group.
 bool wakes(const std::vector<FtraceRecord>& group, const std::vector<CpuQueue>& queues,
            int64_t pid) {
@@ -107,6 +122,7 @@ bool allowed(const FtraceRecord& r, const TaskStates& st, const std::vector<Ftra
   }
   // a task that is not asleep is woken once what other CPUs still record of it is done
   // (its switch-out as it blocks, or its birth)
+  if (r.kind == Kind::kWakeup && waking_elsewhere(group, queues, r.cpu, r.a.pid)) return false;
   if (r.kind == Kind::kWakeup || r.kind == Kind::kWaking)
     return st.asleep(r.a.pid) || !pending_elsewhere(group, queues, r.cpu, r.a.pid);
   return true;

@@ -116,7 +116,8 @@ void PerfettoTraceWriter::event(const SchedEvent& e) {
       if (t.running_since < 0 && t.runnable_since < 0) t.runnable_since = e.time;
       write(fmt::format(
           R"J({{"name":"{}","ph":"i","s":"t","pid":{},"tid":{},"ts":{},"args":{{"target_cpu":{}}}}})J",
-          event_type_name(e.type), pid_of(e.task), tid_of(e.task), ts(e.time), e.cpu));
+          event_type_name(e.type), pid_of(e.task), tid_of(e.task), ts(e.time),
+          e.type == EventType::kWaking && e.arg >= 0 ? e.arg : e.cpu));
       break;
     }
     case EventType::kMark:
