@@ -161,7 +161,7 @@ class Replay {
   size_t events() {
     size_t inferred = 0;
     on_cpu_.assign(rows_.size(), kNoCpu);
-    pairing_.assign(rows_.size(), Pairing{});
+    wakings_.assign(rows_.size(), TaskWaking{});
     std::vector<TaskId> curr(static_cast<size_t>(cpus_), kNoTask);
     std::vector<char> cpu_seen(static_cast<size_t>(cpus_), 0);
     auto exit_at = idle_exits_.begin();
@@ -196,16 +196,13 @@ class Replay {
       if (cpu_seen[r.cpu] && r.ctx.pid >= 0 && running != curr[r.cpu]) {
         sink_.event({at, EventType::kSwitch, static_cast<uint8_t>(PrevState::kBlocked), r.cpu,
                      curr[r.cpu], running, kInferredSwitch, 0});
-        release_waking(curr[r.cpu], at);
+        slept(curr[r.cpu], at);
         ++inferred;
       }
       cpu_seen[r.cpu] = 1;
       set_curr(curr, r.cpu, r.kind == Kind::kSwitch ? id(r.b) : running);
       emit(r, at);
-      if (r.kind == Kind::kSwitch && r.prev_state != PrevState::kPreempted) {
-        release_waking(id(r.a), at);
-        if (id(r.a) != kNoTask) pairing_[static_cast<size_t>(id(r.a))].unpaired_wakeup = false;
-      }
+      if (r.kind == Kind::kSwitch && r.prev_state != PrevState::kPreempted) slept(id(r.a), at);
       if (r.kind == Kind::kWakeup || r.kind == Kind::kWakeupNew) woken(id(r.a));
       place_exits();
     }
@@ -223,19 +220,17 @@ class Replay {
   void waking(const Record& r, Time at) {
     const TaskId a = known(r.a);
     if (a == kNoTask) return;
-    Pairing& p = pairing_[static_cast<size_t>(a)];
-    if (p.unpaired_wakeup) {
-      p.unpaired_wakeup = false;
+    TaskWaking& w = wakings_[static_cast<size_t>(a)];
+    if (w.unpaired_wakeup) {
+      w.unpaired_wakeup = false;
       return;
     }
-    p.waking_seen = true;
+    w.waking_seen = true;
     const SchedEvent e{at, EventType::kWaking, 0, r.cpu, a, waker(r), r.target, 0};
-    if (on_cpu_[static_cast<size_t>(a)] == kNoCpu) {
+    if (on_cpu_[static_cast<size_t>(a)] == kNoCpu)
       sink_.event(e);
-      return;
-    }
-    if (held_.size() <= static_cast<size_t>(a)) held_.resize(static_cast<size_t>(a) + 1);
-    held_[static_cast<size_t>(a)] = e;
+    else
+      w.held = e;
   }
   // What events() takes each CPU to run, and each task's CPU (kNoCpu: not running).
   void set_curr(std::vector<TaskId>& curr, CpuId cpu, TaskId t) {
@@ -245,22 +240,25 @@ class Replay {
     curr[static_cast<size_t>(cpu)] = t;
     if (t != kNoTask) on_cpu_[static_cast<size_t>(t)] = cpu;
   }
-  void release_waking(TaskId t, Time at) {
-    if (t == kNoTask || static_cast<size_t>(t) >= held_.size()) return;
-    SchedEvent& e = held_[static_cast<size_t>(t)];
-    if (e.task == kNoTask) return;
-    e.time = at;
-    sink_.event(e);
-    e.task = kNoTask;
+  // `t` blocked (a recorded or inferred switch-out) at `at`: its held waking starts its
+  // wake-up there, and a later waking belongs to a wake-up still to come.
+  void slept(TaskId t, Time at) {
+    if (t == kNoTask) return;
+    TaskWaking& w = wakings_[static_cast<size_t>(t)];
+    w.unpaired_wakeup = false;
+    if (w.held.task == kNoTask) return;
+    w.held.time = at;
+    sink_.event(w.held);
+    w.held.task = kNoTask;
   }
   // A sched_wakeup (or sched_wakeup_new) of `t`: its held waking is dropped, and the
   // wake-up is unpaired when no waking came before it.
   void woken(TaskId t) {
     if (t == kNoTask) return;
-    if (static_cast<size_t>(t) < held_.size()) held_[static_cast<size_t>(t)].task = kNoTask;
-    Pairing& p = pairing_[static_cast<size_t>(t)];
-    p.unpaired_wakeup = !p.waking_seen;
-    p.waking_seen = false;
+    TaskWaking& w = wakings_[static_cast<size_t>(t)];
+    w.held.task = kNoTask;
+    w.unpaired_wakeup = !w.waking_seen;
+    w.waking_seen = false;
   }
 
   // Tasks that appear after the start although the trace records no creations.
@@ -354,12 +352,12 @@ class Replay {
   std::vector<TaskRow> rows_;
   std::multimap<size_t, std::pair<int, TaskId>> idle_exits_;  // record index -> (cpu, task)
   std::vector<CpuId> on_cpu_;  // [task]: the CPU events() takes it to run on
-  struct Pairing {
+  struct TaskWaking {
+    SchedEvent held;               // the waking of the task still running (task kNoTask: none)
     bool waking_seen = false;      // a waking since the task's last sched_wakeup
     bool unpaired_wakeup = false;  // its last sched_wakeup had none, and it has not blocked since
   };
-  std::vector<Pairing> pairing_;  // [task]
-  std::vector<SchedEvent> held_;  // [task]: the waking of a task still running (task kNoTask: none)
+  std::vector<TaskWaking> wakings_;  // [task]
   size_t idle_exits_placed_ = 0;
 };
 

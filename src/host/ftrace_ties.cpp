@@ -70,31 +70,33 @@ struct CpuQueue {
   bool empty() const { return next == items.size(); }
 };
 
-// A record of `pid` still to come in the group on another CPU than `cpu`.
+// A record that `is` still to come in the group on another CPU than `cpu`.
+template <class Is>
 bool pending_elsewhere(const std::vector<FtraceRecord>& group, const std::vector<CpuQueue>& queues,
-                       CpuId cpu, int64_t pid) {
+                       CpuId cpu, Is is) {
   for (const CpuQueue& q : queues) {
     if (q.cpu == cpu) continue;
-    for (size_t k = q.next; k < q.items.size(); ++k) {
-      const FtraceRecord& r = group[q.items[k]];
-      if (is_state_record(r.kind) && (r.a.pid == pid || r.b.pid == pid)) return true;
-    }
+    for (size_t k = q.next; k < q.items.size(); ++k)
+      if (is(group[q.items[k]])) return true;
   }
   return false;
 }
 
-// A sched_waking of `pid` still to come in the group on another CPU than `cpu`: the
-// start of a wake-up, which comes before its sched_wakeup.
+// A state record of `pid` still to come on another CPU.
+bool state_elsewhere(const std::vector<FtraceRecord>& group, const std::vector<CpuQueue>& queues,
+                     CpuId cpu, int64_t pid) {
+  return pending_elsewhere(group, queues, cpu, [pid](const FtraceRecord& r) {
+    return is_state_record(r.kind) && (r.a.pid == pid || r.b.pid == pid);
+  });
+}
+
+// A sched_waking of `pid` still to come on another CPU: the start of a wake-up, which
+// comes before its sched_wakeup.
 bool waking_elsewhere(const std::vector<FtraceRecord>& group, const std::vector<CpuQueue>& queues,
                       CpuId cpu, int64_t pid) {
-  for (const CpuQueue& q : queues) {
-    if (q.cpu == cpu) continue;
-    for (size_t k = q.next; k < q.items.size(); ++k) {
-      const FtraceRecord& r = group[q.items[k]];
-      if (r.kind == Kind::kWaking && r.a.pid == pid) return true;
-    }
-  }
-  return false;
+  return pending_elsewhere(group, queues, cpu, [pid](const FtraceRecord& r) {
+    return r.kind == Kind::kWaking && r.a.pid == pid;
+  });
 }
 
 // A fork, wake-up or new task's wake-up of `pid` still to come in the group.
@@ -124,7 +126,7 @@ bool allowed(const FtraceRecord& r, const TaskStates& st, const std::vector<Ftra
   // (its switch-out as it blocks, or its birth)
   if (r.kind == Kind::kWakeup && waking_elsewhere(group, queues, r.cpu, r.a.pid)) return false;
   if (r.kind == Kind::kWakeup || r.kind == Kind::kWaking)
-    return st.asleep(r.a.pid) || !pending_elsewhere(group, queues, r.cpu, r.a.pid);
+    return st.asleep(r.a.pid) || !state_elsewhere(group, queues, r.cpu, r.a.pid);
   return true;
 }
 
