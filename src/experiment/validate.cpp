@@ -142,6 +142,11 @@ class Validator {
       r.busy_runs += s.busy_runs;
       r.scenarios.push_back(std::move(s));
     }
+    if (!loop_speeds_.empty()) {
+      const auto [lo, hi] = std::minmax_element(loop_speeds_.begin(), loop_speeds_.end());
+      r.loop_speed_min = *lo;
+      r.loop_speed_max = *hi;
+    }
     summarise_validation(r);
     return r;
   }
@@ -192,8 +197,14 @@ class Validator {
     SinkList sinks;
     sinks.add(&analyzer);
     sinks.add(&latencies);
-    const HostSessionResult result = run_recorded(scenario, o_.session, sinks);
+    // The busy loop is timed again before every run: on a VM its speed drifts with the
+    // host (7,100 to 7,990 loops/us within a minute on the development VM, 5,940 two hours
+    // earlier), and a cached speed off by 30 % made every `run` step 30 % shorter.
+    HostSessionOptions session = o_.session;
+    session.recalibrate = true;
+    const HostSessionResult result = run_recorded(scenario, session, sinks);
     if (result.interrupted) throw InputError("", "", "interrupted");
+    loop_speeds_.push_back(result.loops_per_us);
     return {figures_of(analyzer.metrics(), latencies), analyzer.metrics().duration_ns, busy,
             latencies.blind_cpus};
   }
@@ -219,6 +230,7 @@ class Validator {
   LoadCheck load_;
   Machine machine_;
   std::string which_;
+  std::vector<double> loop_speeds_;
 };
 
 // The targets on a quiet machine, as |sim/real - 1| (0: none set).
@@ -341,6 +353,9 @@ std::string validation_table(const ValidationReport& r) {
       "the real repeats of a scenario stray from their median, typically)\n",
       r.scenarios.size(), r.repeats);
   out += fmt::format("simulated: {} on {}; real: Linux {}\n", r.policy, r.machine, r.kernel);
+  if (r.loop_speed_max > 0)
+    out += fmt::format("busy loop timed before each real run: {:.0f} to {:.0f} loops/us\n",
+                       r.loop_speed_min, r.loop_speed_max);
   if (r.busy_runs > 0)
     out += fmt::format(
         "* the machine was busy before {} of {} real runs (other runnable tasks): those "
@@ -359,6 +374,7 @@ std::string validation_json(const ValidationReport& r) {
   j["repeats"] = r.repeats;
   j["runs"] = r.runs;
   j["busy_runs"] = r.busy_runs;
+  j["busy_loop_loops_per_us"] = {{"min", r.loop_speed_min}, {"max", r.loop_speed_max}};
   ordered_json scenarios = ordered_json::array();
   for (const ScenarioComparison& s : r.scenarios) {
     ordered_json sj;

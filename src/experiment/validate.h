@@ -120,6 +120,8 @@ struct ValidationReport {
   int repeats = 0;
   std::vector<ScenarioComparison> scenarios;
   int runs = 0, busy_runs = 0;
+  // The busy loop's speed, measured before each real run (loops per us): its range.
+  double loop_speed_min = 0, loop_speed_max = 0;
   // Per metric: the median over the scenarios of |log(sim / real)|, and how many had one.
   std::vector<std::optional<double>> median_abs_log;
   std::vector<int> compared;

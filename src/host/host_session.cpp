@@ -48,6 +48,7 @@ HostSessionResult run_recorded(const Scenario& scenario, const HostSessionOption
   result.notes.push_back(run.calibration_note);
   if (run.interrupted) result.notes.push_back("interrupted; the metrics cover the run so far");
   result.interrupted = run.interrupted;
+  result.loops_per_us = run.loops_per_us;
   run.record.policy = fmt::format("host {}", host_kernel_release());
   run.record.generator = scenario.generator;
   // Our own recording, read as it is (--max-input guards what a user hands in).

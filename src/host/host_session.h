@@ -25,6 +25,7 @@ struct HostSessionOptions {
 struct HostSessionResult {
   bool interrupted = false;
   std::vector<std::string> notes;  // for the user: calibration, dropped events, Ctrl-C
+  double loops_per_us = 0;         // the busy loop's speed the run's `run` steps used
 };
 
 // Runs for the scenario's duration (10 s if it names none). The metrics are labelled
