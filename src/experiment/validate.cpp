@@ -198,8 +198,9 @@ class Validator {
     sinks.add(&analyzer);
     sinks.add(&latencies);
     // The busy loop is timed again before every run: on a VM its speed drifts with the
-    // host (7,100 to 7,990 loops/us within a minute on the development VM, 5,940 two hours
-    // earlier), and a cached speed off by 30 % made every `run` step 30 % shorter.
+    // host (7,100 to 7,990 loops/us within a minute on the KVM development VM, 5,940 two
+    // hours earlier, 2026-12-02), and a cached speed off by 30 % made every `run` step 30 %
+    // shorter.
     HostSessionOptions session = o_.session;
     session.recalibrate = true;
     const HostSessionResult result = run_recorded(scenario, session, sinks);
