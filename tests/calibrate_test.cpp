@@ -135,6 +135,15 @@ TEST(LoadCheck, OtherRunnableThreadsMakeTheMachineBusy) {
   EXPECT_GE(load.others_mean(), 2.0) << load.summary();
 }
 
+TEST(LoadCheck, StealShareIsTheStolenPartOfTheTimeBetweenReadings) {
+  EXPECT_DOUBLE_EQ(steal_share({1000, 10}, {1200, 30}), 0.1);  // 20 of 200 ticks stolen
+  EXPECT_DOUBLE_EQ(steal_share({1000, 10}, {1000, 10}), 0.0);  // no time passed
+  EXPECT_DOUBLE_EQ(steal_share({}, {}), 0.0);                  // /proc/stat unreadable
+  const CpuTimes now = cpu_times();
+  EXPECT_GT(now.total, 0u);
+  EXPECT_LE(now.steal, now.total);
+}
+
 TEST(Calibrate, WritesAMachineFileCheckAcceptsAndWarnsWhenBusy) {
   const CacheDir cache("schedlab_calibrate_test");
   const std::string out = cache.path("host.json");
@@ -280,6 +289,7 @@ TEST(Validate, SummaryIsTheMedianOfAbsoluteLogRatios) {
   r.scenarios[1].busy_runs = 1;
   r.runs = 12;
   r.busy_runs = 1;
+  r.drifted = 1;
   summarise_validation(r);
   // |log| of 1.1, 0.5, 2 and 0 (taken as 0.01): 0.095, 0.693, 0.693, 4.605 -> 0.693.
   ASSERT_TRUE(r.median_abs_log[0]);
@@ -292,7 +302,10 @@ TEST(Validate, SummaryIsTheMedianOfAbsoluteLogRatios) {
   ASSERT_TRUE(r.median_real_spread[0]);
   EXPECT_NEAR(*r.median_real_spread[0], std::log(1.5), 1e-12);
   EXPECT_FALSE(r.median_real_spread[1]);
-  EXPECT_NE(table.find("busy before 1 of 12 real runs"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 of 12 real runs are unreliable (1 with the busy loop's speed changed "
+                       "by over 10 % across the run)"),
+            std::string::npos)
+      << table;
   const auto j = nlohmann::json::parse(validation_json(r));
   EXPECT_EQ(j["scenarios"][2]["metrics"]["cpu share"]["ratio"], 2.0);
   EXPECT_TRUE(j["scenarios"][3]["metrics"]["cpu share"]["ratio"].is_number());
@@ -383,6 +396,9 @@ TEST(Validate, EveryRealRunTimesTheBusyLoopAgain) {
   EXPECT_TRUE(r.scenarios[0].error.empty()) << r.scenarios[0].error;
   EXPECT_GT(r.loop_speed_min, 50);  // a modern CPU turns this loop thousands of times a us
   EXPECT_NE(validation_table(r).find("busy loop timed before each real run"), std::string::npos);
+  // Every unreliable run has a reason, and the reasons' counts are those of the runs.
+  EXPECT_LE(r.busy_runs, r.busy_before + r.stolen + r.drifted);
+  EXPECT_EQ(r.busy_runs > 0, r.busy_before + r.stolen + r.drifted > 0);
 }
 
 TEST(Validate, QuickRunsToCompletionOrSaysWhyItSkips) {

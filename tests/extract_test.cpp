@@ -419,6 +419,7 @@ TEST(ExtractRecorded, ThisHostsCalibratedMachineKeepsTheRecordedCpuTime) {
   EXPECT_EQ(here.context_switch_ns, 0);
   EXPECT_EQ(here.shared_cache_migration_cost_ns, 0);
   EXPECT_EQ(here.costs.wakeup_send_ns, 0);
+  EXPECT_EQ(here.costs.wakeup_return_ns, 0);
   EXPECT_EQ(here.costs.timer_overshoot_ns, 0);
   EXPECT_TRUE(here.background.empty());
   EXPECT_EQ(here.costs.wakeup_ipi_ns, calibrated.costs.wakeup_ipi_ns);

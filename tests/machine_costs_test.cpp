@@ -140,6 +140,46 @@ TEST(MachineCosts, TimerReschedDelaysOnlyTimerWakeups) {
   EXPECT_EQ(local.switch_ins(), (Lines{"0 0 woken", "0 0 waker", "2 0 woken", "3 0 idle"}));
 }
 
+TEST(MachineCosts, TheWakersReturnComesBeforeItsNextStep) {
+  // 3 us of return after the post at 1 ms: the waker's second run ends at 2.003, and only
+  // then (rr never preempts) does "woken" run on CPU 0.
+  const std::string ret = R"(, "wakeup_return_ns": 3000)";
+  const RunOutput local = run_text(R"({"machine": {"cpus": 2, "hz": 1000)" + ret + "}, " +
+                                   wake_tasks(0));
+  EXPECT_EQ(local.switch_ins(), (Lines{"0 0 woken", "0 0 waker", "2.003 0 woken", "3.003 0 idle"}));
+  // A remote wake-up: the waker returns after its send, 2 + 3 us; the woken task's delay
+  // (IPI and idle exit) is unchanged.
+  const RunOutput remote = run_text("{" + wake_machine(ret) + wake_tasks(1));
+  EXPECT_EQ(remote.switch_ins(), (Lines{"0 1 woken", "0 0 waker", "0 1 idle", "1.025 1 woken",
+                                        "2.005 0 idle", "2.025 1 idle"}));
+}
+
+TEST(MachineCosts, AWakerThatBlocksAtOnceIsSwitchedOutAfterItsReturn) {
+  // The waker posts at 1 ms and sleeps 500 us at once: its sleep starts then, but its CPU
+  // switches to "woken" only after the 3 us return, which is woken's latency. The waker,
+  // woken at 1.5 ms behind "woken" (rr), runs its 100 us at 2.003.
+  const RunOutput r = run_text(R"({"machine": {"cpus": 1, "hz": 1000, "wakeup_return_ns": 3000},
+      "tasks": {
+      "woken": {"loop": 1, "sem_wait": "s", "run": 1000},
+      "waker": {"loop": 1, "run0": 1000, "sem_post": "s", "sleep": 500, "run1": 100}}})");
+  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 woken", "0 0 waker", "1.003 0 woken", "2.003 0 waker",
+                                   "2.103 0 idle"}));
+  EXPECT_EQ(r.task("woken").wakeup_latency.max(), 3'000);
+  EXPECT_EQ(r.task("waker").cpu_time_ns, 1'103'000);  // the return is the waker's CPU time
+}
+
+TEST(MachineCosts, AWakeupPreemptionWaitsForTheWakersReturn) {
+  // A SCHED_FIFO task woken by a fair waker preempts it once the waker is back from its
+  // post (3 us); the waker's second run follows the woken task's 100 us.
+  const RunOutput r = run_text(R"({"machine": {"cpus": 1, "hz": 1000, "wakeup_return_ns": 3000},
+      "tasks": {
+      "woken": {"loop": 1, "policy": "SCHED_FIFO", "priority": 10, "sem_wait": "s", "run": 100},
+      "waker": {"loop": 1, "run0": 1000, "sem_post": "s", "run1": 1000}}})");
+  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 woken", "0 0 waker", "1.003 0 woken", "1.103 0 waker",
+                                   "2.103 0 idle"}));
+  EXPECT_EQ(r.task("woken").wakeup_latency.max(), 3'000);
+}
+
 TEST(MachineCosts, WakeupAcrossCachesRefillsTheHandedOverData) {
   // No IPI or idle costs here, only the refill: CPUs 0 and 1 share no cache, so the
   // woken task's 1 ms run takes 30 us more; on CPUs sharing a cache it does not.

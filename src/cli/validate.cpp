@@ -33,8 +33,8 @@ int validate(ValidateArgs a, std::ostream& out, std::ostream& err) {
   const ValidationReport r = run_validation(
       o, [&err](const std::string& what) { err << "schedlab: validate: " << what << "\n"; });
   if (a.quiet_only && r.busy_runs > 0) {
-    err << "schedlab: validate: the machine was busy before " << r.busy_runs << " of " << r.runs
-        << " real runs; no report (--quiet-only)\n";
+    err << "schedlab: validate: " << r.busy_runs << " of " << r.runs
+        << " real runs are unreliable (" << unreliable_reasons(r) << "); no report (--quiet-only)\n";
     return 1;
   }
   out << (a.json ? validation_json(r) : validation_table(r));

@@ -14,6 +14,7 @@
 #include "analysis/analyzer.h"
 #include "host/calibration.h"
 #include "host/host_machine.h"
+#include "host/host_runner.h"
 #include "host/load_check.h"
 #include "host/tracefs.h"
 #include "report/json_text.h"
@@ -142,6 +143,9 @@ class Validator {
       r.busy_runs += s.busy_runs;
       r.scenarios.push_back(std::move(s));
     }
+    r.busy_before = busy_before_;
+    r.stolen = stolen_;
+    r.drifted = drifted_;
     if (!loop_speeds_.empty()) {
       const auto [lo, hi] = std::minmax_element(loop_speeds_.begin(), loop_speeds_.end());
       r.loop_speed_min = *lo;
@@ -191,7 +195,7 @@ class Validator {
   // The figures, the run's length, whether the machine was busy, and the CPUs whose
   // switches out of idle the trace lacks (WakeupLatencies::blind_cpus).
   std::tuple<RunFigures, Time, bool, std::vector<char>> run_real(const Scenario& scenario) {
-    const bool busy = busy_now();
+    const bool busy_before = busy_now();
     Analyzer analyzer;
     WakeupLatencies latencies;
     SinkList sinks;
@@ -203,9 +207,24 @@ class Validator {
     // shorter.
     HostSessionOptions session = o_.session;
     session.recalibrate = true;
+    const CpuTimes cpu_before = cpu_times();
     const HostSessionResult result = run_recorded(scenario, session, sinks);
     if (result.interrupted) throw InputError("", "", "interrupted");
     loop_speeds_.push_back(result.loops_per_us);
+    // A VM's CPU can change speed under it (another guest on its core, the host's clock)
+    // or be taken away (steal), which no runnable-task count sees: the loop is timed again
+    // after the run, and the run is unreliable if its speed moved by more than the cpu
+    // share's target (10 %) or the hypervisor took more than 5 % of the machine's time
+    // (both judgements, not measured thresholds).
+    const double stolen = steal_share(cpu_before, cpu_times());
+    const double after = time_busy_loop();
+    const bool drifted = result.loops_per_us > 0 &&
+                         std::fabs(std::log(after / result.loops_per_us)) > std::log(1.10);
+    const bool steal = stolen > 0.05;
+    busy_before_ += busy_before;
+    stolen_ += steal;
+    drifted_ += drifted;
+    const bool busy = busy_before || steal || drifted;
     return {figures_of(analyzer.metrics(), latencies), analyzer.metrics().duration_ns, busy,
             latencies.blind_cpus};
   }
@@ -232,6 +251,7 @@ class Validator {
   Machine machine_;
   std::string which_;
   std::vector<double> loop_speeds_;
+  int busy_before_ = 0, stolen_ = 0, drifted_ = 0;
 };
 
 // The targets on a quiet machine, as |sim/real - 1| (0: none set).
@@ -358,11 +378,19 @@ std::string validation_table(const ValidationReport& r) {
     out += fmt::format("busy loop timed before each real run: {:.0f} to {:.0f} loops/us\n",
                        r.loop_speed_min, r.loop_speed_max);
   if (r.busy_runs > 0)
-    out += fmt::format(
-        "* the machine was busy before {} of {} real runs (other runnable tasks): those "
-        "ratios are unreliable\n",
-        r.busy_runs, r.runs);
+    out += fmt::format("* {} of {} real runs are unreliable ({}): those ratios are unreliable\n",
+                       r.busy_runs, r.runs, unreliable_reasons(r));
   return out;
+}
+
+std::string unreliable_reasons(const ValidationReport& r) {
+  std::vector<std::string> reasons;
+  if (r.busy_before > 0) reasons.push_back(fmt::format("{} with other runnable tasks before", r.busy_before));
+  if (r.stolen > 0) reasons.push_back(fmt::format("{} with over 5 % of the CPU time stolen by the hypervisor", r.stolen));
+  if (r.drifted > 0)
+    reasons.push_back(fmt::format("{} with the busy loop's speed changed by over 10 % across the run", r.drifted));
+  if (reasons.empty()) return "the machine was busy";
+  return fmt::format("{}", fmt::join(reasons, "; "));
 }
 
 std::string validation_json(const ValidationReport& r) {
@@ -375,6 +403,7 @@ std::string validation_json(const ValidationReport& r) {
   j["repeats"] = r.repeats;
   j["runs"] = r.runs;
   j["busy_runs"] = r.busy_runs;
+  j["unreliable"] = {{"busy_before", r.busy_before}, {"stolen", r.stolen}, {"drifted", r.drifted}};
   j["busy_loop_loops_per_us"] = {{"min", r.loop_speed_min}, {"max", r.loop_speed_max}};
   ordered_json scenarios = ordered_json::array();
   for (const ScenarioComparison& s : r.scenarios) {

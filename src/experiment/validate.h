@@ -119,7 +119,11 @@ struct ValidationReport {
   std::string policy, kernel;
   int repeats = 0;
   std::vector<ScenarioComparison> scenarios;
+  // busy_runs: real runs whose figures are unreliable, for any of these reasons: other
+  // runnable tasks before the run (busy_before), the hypervisor's steal during it (stolen),
+  // the busy loop's speed changing across it (drifted). A run may have several.
   int runs = 0, busy_runs = 0;
+  int busy_before = 0, stolen = 0, drifted = 0;
   // The busy loop's speed, measured before each real run (loops per us): its range.
   double loop_speed_min = 0, loop_speed_max = 0;
   // Per metric: the median over the scenarios of |log(sim / real)|, and how many had one.
@@ -136,6 +140,9 @@ ValidationReport run_validation(const ValidateOptions& o,
 // The largest |log(x / median)| over repeated measurements (a 0 beside a positive
 // median counts as 1/100 of it); absent with fewer than 2 values or a median of 0.
 std::optional<double> repeat_spread(const std::vector<double>& values);
+
+// Why busy_runs are unreliable: "2 with other runnable tasks before; 1 with ...".
+std::string unreliable_reasons(const ValidationReport& r);
 
 // Fills median_abs_log, median_real_spread and compared from the scenarios (run_validation does).
 void summarise_validation(ValidationReport& r);

@@ -98,6 +98,7 @@ Machine replay_machine_of_this_host(Machine m, bool everything_selected) {
   m.migration_cost_ns = 0;  // refills, the send and co-run slowdown: in the CPU time
   m.shared_cache_migration_cost_ns = 0;
   m.costs.wakeup_send_ns = 0;
+  m.costs.wakeup_return_ns = 0;
   m.costs.wakeup_refill_ns = 0;
   m.costs.shared_cache_slowdown = 0;
   m.costs.smt_slowdown = 0;

@@ -110,6 +110,7 @@ class Calibrator {
       if (std::string(pairs[i].name) == "shared cache") setter = i;
     for (size_t i = 0; i < pairs.size(); ++i) measure_wakeups(pairs[i], i == setter);
     measure_timer_resched();
+    measure_local_return();
     measure_tick_restart();
     measure_remote_resched();
     measure_timer();
@@ -260,6 +261,23 @@ class Calibrator {
         "hog": {"cpus": [0], "loop": -1, "run": 10000}}})",
                                               "rt");
     if (!s.empty()) costs().timer_resched_ns = std::max<Time>(1, s.percentile(0.5));
+  }
+
+  // A wake-up on the waker's own CPU as a trace shows it: a semaphore ping-pong of two
+  // tasks pinned to CPU 0, from the waker's sched_waking of its partner to the partner's
+  // sched_switch. The waker first finishes its sem_post (the rest of the futex call and
+  // its return), then either is preempted or goes on into its sem_wait and blocks; the
+  // model charges that path to the waker (wakeup_return_ns) and switches after it. Needs
+  // root; without it the cost stays 0.
+  void measure_local_return() {
+    const Samples s = traced_switch_in_delays("local wake-up to its switch-in (traced, CPU 0)",
+                                              "wakeup_return_ns", R"({"tasks": {
+        "ping": {"cpus": [0], "loop": -1, "run": 20, "sem_post": "to_pong",
+                 "sem_wait": "to_ping"},
+        "pong": {"cpus": [0], "loop": -1, "sem_wait": "to_pong", "run": 20,
+                 "sem_post": "to_ping"}}})",
+                                              "pong");
+    if (!s.empty()) costs().wakeup_return_ns = std::max<Time>(1, s.percentile(0.5));
   }
 
   // The same timer task alone on CPU 0 every 10 ms (or 2.5 ticks, if longer), so that the

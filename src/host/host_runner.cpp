@@ -133,14 +133,7 @@ double calibrate(const HostRunOptions& o, std::string* note) {
         }
       }
   }
-  double best = 0;
-  for (int i = 0; i < 5; ++i) {
-    const uint64_t n = 20'000'000;
-    const Time t0 = thread_cpu_now();
-    busy_loop(n);
-    const Time t1 = thread_cpu_now();
-    best = std::max(best, static_cast<double>(n) / (static_cast<double>(t1 - t0) / 1000.0));
-  }
+  const double best = time_busy_loop();
   const bool cached = !file.empty() && write_cache_file(file, [&](std::ostream& out) {
     out << "loops_per_us " << best << " build " << SCHEDLAB_BUILD_TAG << "\n";
   });
@@ -970,6 +963,18 @@ void check_runnable(const Scenario& s) {
 }
 
 }  // namespace
+
+double time_busy_loop() {
+  double best = 0;
+  for (int i = 0; i < 5; ++i) {
+    const uint64_t n = 20'000'000;
+    const Time t0 = thread_cpu_now();
+    busy_loop(n);
+    const Time t1 = thread_cpu_now();
+    best = std::max(best, static_cast<double>(n) / (static_cast<double>(t1 - t0) / 1000.0));
+  }
+  return best;
+}
 
 HostRunResult run_on_host(const Scenario& scenario, const HostRunOptions& options) {
   check_runnable(scenario);

@@ -38,6 +38,10 @@ struct HostRunOptions {
 // The busy-loop speeds a cached calibration may hold; outside them it is measured again.
 inline constexpr double kMinLoopsPerUs = 1, kMaxLoopsPerUs = 100'000;
 
+// The busy loop's speed now, in loops per microsecond of this thread's CPU time: the best
+// of 5 timings of about 10 ms each (what a run measures when it does not use the cache).
+double time_busy_loop();
+
 struct HostRunResult {
   Time start_ns = 0, end_ns = 0;  // CLOCK_MONOTONIC
   // The threads by kernel tid (task instance name, first mask), the mark names, and the

@@ -27,6 +27,27 @@ int runnable_tasks() {
   return -1;
 }
 
+CpuTimes cpu_times() {
+  std::ifstream in("/proc/stat");
+  std::string key;
+  CpuTimes t;
+  if (!(in >> key) || key != "cpu") return t;
+  // user nice system idle iowait irq softirq steal (guest and guest_nice are in user)
+  for (int field = 0; field < 8; ++field) {
+    uint64_t v = 0;
+    if (!(in >> v)) return {};
+    t.total += v;
+    if (field == 7) t.steal = v;
+  }
+  return t;
+}
+
+double steal_share(const CpuTimes& before, const CpuTimes& after) {
+  if (after.total <= before.total || after.steal < before.steal) return 0;
+  return static_cast<double>(after.steal - before.steal) /
+         static_cast<double>(after.total - before.total);
+}
+
 LoadCheck::LoadCheck(int cpus) : cpus_(cpus), load1_(load_average_1min()) {
   sample();
 }

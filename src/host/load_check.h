@@ -27,6 +27,15 @@ class LoadCheck {
   int samples_ = 0;
 };
 
+// The machine's CPU time so far (the "cpu" line of /proc/stat, in clock ticks): all of it,
+// and the part the hypervisor gave to other guests (steal). Zero where unreadable.
+struct CpuTimes {
+  uint64_t total = 0, steal = 0;
+};
+CpuTimes cpu_times();
+// The share of the CPU time between two readings that was stolen (0 if none passed).
+double steal_share(const CpuTimes& before, const CpuTimes& after);
+
 // The 1-minute load average, and the runnable tasks procs_running counts (-1 if unknown).
 double load_average_1min();
 int runnable_tasks();

@@ -21,6 +21,10 @@ namespace schedlab {
     "run there (the reschedule IPI and its handling)")                                        \
   X(int64_t, wakeup_send_ns, 0, params::duration(), "schedlab",                               \
     "the waker's own time to send that IPI, charged to the waker's work")                     \
+  X(int64_t, wakeup_return_ns, 0, params::duration(), "schedlab",                             \
+    "a running task's wake-up or fork of another: the rest of that system call and its "      \
+    "return, the waker's CPU time before its next step; its CPU switches to another task "    \
+    "(the woken one preempting it, or its own block) only after it")                         \
   X(int64_t, wakeup_refill_ns, 0, params::duration(), "schedlab",                             \
     "first run after a task woke or forked it onto a CPU sharing no cache with the waker's: " \
     "the data the waker handed over (a message, a socket buffer, a thread's start) refilled") \

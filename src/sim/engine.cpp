@@ -59,6 +59,7 @@ Engine::Engine(const Machine& machine, const Workload& workload, ClassStack clas
   wake_costs_ = costs.wakeup_ipi_ns > 0 || costs.wakeup_send_ns > 0 || costs.wakeup_refill_ns > 0 ||
                 costs.timer_resched_ns > 0 || costs.tick_restart_ns > 0 ||
                 !machine.idle_states.empty();
+  return_ns_ = costs.wakeup_return_ns;
   shared_cache_q10_ = q10(costs.shared_cache_slowdown);
   smt_q10_ = q10(costs.smt_slowdown);
   corun_ = shared_cache_q10_ > 0 || smt_q10_ > 0;
@@ -263,6 +264,7 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   emit({now_, EventType::kWakeupNew, 0, cpu, t.id, t.parent, 0, 0});
   account(cpu);  // the queue's clock is current before it changes (update_curr)
   if (wake_costs_ && parent) begin_wake_costs(t, cpu, how);
+  if (return_ns_ > 0 && parent) begin_return(parent->id);
   cls.enqueue(cpu, t, EnqueueFlags{EnqueueKind::kNew, how});
   t.queued = true;
   check_preempt_curr(cpu, t, how);
@@ -291,6 +293,7 @@ void Engine::set_sched_attrs(Task& t, const SchedSettings& s) {
 void Engine::wake(Task& t, const WakeInfo& how_, TaskId waker) {
   WakeInfo how = how_;
   how.waker = waker;
+  if (return_ns_ > 0 && waker != kNoTask) begin_return(waker);
   Exec& x = execs_[t.id];
   ++x.wake_generation;  // a pending timed wake-up is void now
   x.timer_exit_done = false;
@@ -323,6 +326,7 @@ void Engine::block(Task& t, BlockReason reason, int32_t object) {
   set_runnable(t, false);
   x.block_reason = reason;
   x.block_object = object;
+  if (return_ns_ > 0) end_return_at_block(x);
   emit({now_, EventType::kBlock, static_cast<uint8_t>(reason), t.cpu, t.id, kNoTask, object, 0});
   notify_blocked(t);
   resched(t.cpu);
@@ -366,18 +370,29 @@ void Engine::check_preempt_curr(CpuId cpu, Task& woken, const WakeInfo& how) {
 
 void Engine::resched(CpuId cpu) {
   Cpu& c = cpus_[cpu];
+  // A task still in the system call of a wake-up it made is switched out once it returns.
+  const Time returning = return_ns_ > 0 ? return_left(cpu) : 0;
   if (c.need_resched) {
     // Outside a wake-up (the CPU's own block, exit or tick, a balancer) it is at once.
-    if (c.ipi_pending && !wake_ctx_.active) deliver_ipi(cpu);
+    if (c.ipi_pending && !wake_ctx_.active) {
+      if (returning > 0)
+        delay_resched(cpu, returning);
+      else
+        deliver_ipi(cpu);
+    }
     return;
   }
   c.need_resched = true;
   idle_cpus_.reset(static_cast<size_t>(cpu));
   if (wake_ctx_.active)
     if (const Time delay = wake_delay(cpu); delay > 0) {
-      send_ipi(cpu, delay);
+      send_ipi(cpu, std::max(delay, returning));
       return;
     }
+  if (returning > 0) {
+    delay_resched(cpu, returning);
+    return;
+  }
   pending_rescheds_.push_back(cpu);
 }
 

@@ -76,6 +76,7 @@ class Engine final : public SchedContext {
     Time runtime_end = 0;
     Time spin_left = 0;
     Time stall_left = 0;     // cache refill still to pay after a migration
+    Time return_until = 0;   // in the system call of a wake-up it made until then
     Time t_first = 0;        // rt-app's reference time for timers
     Time c_duration_ns = 0;  // run/runtime asked since the last timer step (rt-app's c_duration)
     int32_t block_object = -1;
@@ -144,6 +145,10 @@ class Engine final : public SchedContext {
   void begin_wake_costs(Task& woken, CpuId target, const WakeInfo& how);
   Time wake_delay(CpuId cpu) const;
   void send_ipi(CpuId cpu, Time delay);
+  void delay_resched(CpuId cpu, Time delay);
+  void begin_return(TaskId waker);
+  void end_return_at_block(Exec& x);
+  Time return_left(CpuId cpu) const;
   void deliver_ipi(CpuId cpu);
   // A timer firing on an idle CPU: true if the wake-up waits for the CPU to leave idle.
   bool timer_waits_for_idle_exit(Task& t, Exec& x);
@@ -273,6 +278,7 @@ class Engine final : public SchedContext {
   int pending_starts_ = 0;
   // Cost switches, read once from the machine.
   bool wake_costs_ = false, corun_ = false, has_background_ = false;
+  Time return_ns_ = 0;  // machine cost wakeup_return_ns
   WakeContext wake_ctx_;
   int32_t shared_cache_q10_ = 0, smt_q10_ = 0;
   std::vector<std::vector<CpuId>> corun_neighbours_;  // per CPU: CPUs sharing its cache

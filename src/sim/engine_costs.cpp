@@ -45,12 +45,41 @@ Time Engine::wake_delay(CpuId cpu) const {
 // need_resched is set already (resched); schedule() waits for the kIpi entry. The waker,
 // running on its own CPU, spends the sending time before its next work.
 void Engine::send_ipi(CpuId cpu, Time delay) {
-  Cpu& c = cpus_[cpu];
-  c.ipi_pending = true;
-  agenda_.push(now_ + delay, AgendaKind::kIpi, cpu, ++c.ipi_generation);
+  delay_resched(cpu, delay);
   const Time send = machine_ref_.costs.wakeup_send_ns;
   if (send > 0 && cpu != wake_ctx_.waker_cpu && wake_ctx_.waker != kNoTask)
     execs_[wake_ctx_.waker].stall_left += send;
+}
+
+// schedule() on `cpu` after `delay`, replacing a reschedule already on its way.
+void Engine::delay_resched(CpuId cpu, Time delay) {
+  Cpu& c = cpus_[cpu];
+  c.ipi_pending = true;
+  agenda_.push(now_ + delay, AgendaKind::kIpi, cpu, ++c.ipi_generation);
+}
+
+// The waker (on its CPU, accounted to now) spends wakeup_return_ns in the wake-up's
+// system call: CPU time before its next step, as a stall. Wake-ups at one instant are one
+// system call (a broadcast), so they share one return.
+void Engine::begin_return(TaskId waker) {
+  Exec& x = execs_[waker];
+  const Time until = now_ + return_ns_;
+  if (!tasks_[waker].on_cpu || until <= x.return_until) return;
+  x.stall_left += until - std::max(now_, x.return_until);
+  x.return_until = until;
+}
+
+// A waker that blocks in the same instant (a condition variable's signal and wait, a
+// post then a wait) spends its return on this CPU before the switch (resched delays
+// it), not on its next run.
+void Engine::end_return_at_block(Exec& x) {
+  if (x.return_until <= now_) return;
+  x.stall_left = std::max<Time>(0, x.stall_left - (x.return_until - now_));
+}
+
+Time Engine::return_left(CpuId cpu) const {
+  const Task* t = cpu_curr_[cpu];
+  return t ? std::max<Time>(0, execs_[t->id].return_until - now_) : 0;
 }
 
 void Engine::deliver_ipi(CpuId cpu) {
