@@ -144,8 +144,8 @@ TEST(MachineCosts, TheWakersReturnComesBeforeItsNextStep) {
   // 3 us of return after the post at 1 ms: the waker's second run ends at 2.003, and only
   // then (rr never preempts) does "woken" run on CPU 0.
   const std::string ret = R"(, "wakeup_return_ns": 3000)";
-  const RunOutput local = run_text(R"({"machine": {"cpus": 2, "hz": 1000)" + ret + "}, " +
-                                   wake_tasks(0));
+  const RunOutput local =
+      run_text(R"({"machine": {"cpus": 2, "hz": 1000)" + ret + "}, " + wake_tasks(0));
   EXPECT_EQ(local.switch_ins(), (Lines{"0 0 woken", "0 0 waker", "2.003 0 woken", "3.003 0 idle"}));
   // A remote wake-up: the waker returns after its send, 2 + 3 us; the woken task's delay
   // (IPI and idle exit) is unchanged.
@@ -162,8 +162,8 @@ TEST(MachineCosts, AWakerThatBlocksAtOnceIsSwitchedOutAfterItsReturn) {
       "tasks": {
       "woken": {"loop": 1, "sem_wait": "s", "run": 1000},
       "waker": {"loop": 1, "run0": 1000, "sem_post": "s", "sleep": 500, "run1": 100}}})");
-  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 woken", "0 0 waker", "1.003 0 woken", "2.003 0 waker",
-                                   "2.103 0 idle"}));
+  EXPECT_EQ(r.switch_ins(),
+            (Lines{"0 0 woken", "0 0 waker", "1.003 0 woken", "2.003 0 waker", "2.103 0 idle"}));
   EXPECT_EQ(r.task("woken").wakeup_latency.max(), 3'000);
   EXPECT_EQ(r.task("waker").cpu_time_ns, 1'103'000);  // the return is the waker's CPU time
 }
@@ -175,8 +175,8 @@ TEST(MachineCosts, AWakeupPreemptionWaitsForTheWakersReturn) {
       "tasks": {
       "woken": {"loop": 1, "policy": "SCHED_FIFO", "priority": 10, "sem_wait": "s", "run": 100},
       "waker": {"loop": 1, "run0": 1000, "sem_post": "s", "run1": 1000}}})");
-  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 woken", "0 0 waker", "1.003 0 woken", "1.103 0 waker",
-                                   "2.103 0 idle"}));
+  EXPECT_EQ(r.switch_ins(),
+            (Lines{"0 0 woken", "0 0 waker", "1.003 0 woken", "1.103 0 waker", "2.103 0 idle"}));
   EXPECT_EQ(r.task("woken").wakeup_latency.max(), 3'000);
 }
 

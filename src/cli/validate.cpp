@@ -34,7 +34,8 @@ int validate(ValidateArgs a, std::ostream& out, std::ostream& err) {
       o, [&err](const std::string& what) { err << "schedlab: validate: " << what << "\n"; });
   if (a.quiet_only && r.busy_runs > 0) {
     err << "schedlab: validate: " << r.busy_runs << " of " << r.runs
-        << " real runs are unreliable (" << unreliable_reasons(r) << "); no report (--quiet-only)\n";
+        << " real runs are unreliable (" << unreliable_reasons(r)
+        << "); no report (--quiet-only)\n";
     return 1;
   }
   out << (a.json ? validation_json(r) : validation_table(r));

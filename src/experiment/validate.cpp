@@ -385,10 +385,14 @@ std::string validation_table(const ValidationReport& r) {
 
 std::string unreliable_reasons(const ValidationReport& r) {
   std::vector<std::string> reasons;
-  if (r.busy_before > 0) reasons.push_back(fmt::format("{} with other runnable tasks before", r.busy_before));
-  if (r.stolen > 0) reasons.push_back(fmt::format("{} with over 5 % of the CPU time stolen by the hypervisor", r.stolen));
+  if (r.busy_before > 0)
+    reasons.push_back(fmt::format("{} with other runnable tasks before", r.busy_before));
+  if (r.stolen > 0)
+    reasons.push_back(
+        fmt::format("{} with over 5 % of the CPU time stolen by the hypervisor", r.stolen));
   if (r.drifted > 0)
-    reasons.push_back(fmt::format("{} with the busy loop's speed changed by over 10 % across the run", r.drifted));
+    reasons.push_back(fmt::format(
+        "{} with the busy loop's speed changed by over 10 % across the run", r.drifted));
   if (reasons.empty()) return "the machine was busy";
   return fmt::format("{}", fmt::join(reasons, "; "));
 }

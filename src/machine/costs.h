@@ -24,7 +24,7 @@ namespace schedlab {
   X(int64_t, wakeup_return_ns, 0, params::duration(), "schedlab",                             \
     "a running task's wake-up or fork of another: the rest of that system call and its "      \
     "return, the waker's CPU time before its next step; its CPU switches to another task "    \
-    "(the woken one preempting it, or its own block) only after it")                         \
+    "(the woken one preempting it, or its own block) only after it")                          \
   X(int64_t, wakeup_refill_ns, 0, params::duration(), "schedlab",                             \
     "first run after a task woke or forked it onto a CPU sharing no cache with the waker's: " \
     "the data the waker handed over (a message, a socket buffer, a thread's start) refilled") \
@@ -35,7 +35,7 @@ namespace schedlab {
     "a timer's wake-up on its own CPU: delay before the woken task is switched in (the rest " \
     "of the timer interrupt, its exit and schedule(); what a trace shows from the "           \
     "sched_waking to the sched_switch)")                                                      \
-  X(int64_t, tick_restart_ns, 0, params::duration(), "schedlab",                             \
+  X(int64_t, tick_restart_ns, 0, params::duration(), "schedlab",                              \
     "a timer's wake-up on its own CPU after it idled a tick or more (NO_HZ_IDLE stopped the " \
     "tick): restarting the tick on the way out of the idle loop, before the switch")          \
   X(double, shared_cache_slowdown, 0.0, params::range(0, 16), "schedlab",                     \

@@ -28,11 +28,14 @@ namespace {
 
 std::string number_text(double x) {
   if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
-  if (x == std::nearbyint(x) && std::fabs(x) < 9.0e18) return std::to_string(static_cast<int64_t>(x));
+  if (x == std::nearbyint(x) && std::fabs(x) < 9.0e18)
+    return std::to_string(static_cast<int64_t>(x));
   return fmt::format("{}", x);
 }
 
-bool inside(double x, const Limits& l) { return x >= l.lo && (l.hi_open ? x < l.hi : x <= l.hi); }
+bool inside(double x, const Limits& l) {
+  return x >= l.lo && (l.hi_open ? x < l.hi : x <= l.hi);
+}
 
 // The two limits that word their reasons their own way (durations as JsonReader::duration
 // words them); returns when neither applies.
@@ -221,11 +224,21 @@ void check_cpus_fit(const Target& at, const CpuList& cpus, int machine_cpus) {
       fail(at, fmt::format("CPU {} is outside the machine's {} CPUs", c, machine_cpus));
 }
 
-std::string show(bool v) { return v ? "1" : "0"; }
-std::string show(int v) { return std::to_string(v); }
-std::string show(int64_t v) { return std::to_string(v); }
-std::string show(double v) { return fmt::format("{}", v); }
-std::string show(const std::string& v) { return v; }
+std::string show(bool v) {
+  return v ? "1" : "0";
+}
+std::string show(int v) {
+  return std::to_string(v);
+}
+std::string show(int64_t v) {
+  return std::to_string(v);
+}
+std::string show(double v) {
+  return fmt::format("{}", v);
+}
+std::string show(const std::string& v) {
+  return v;
+}
 std::string show(const CpuList& v) {
   if (!v) return "all";
   std::string text;
