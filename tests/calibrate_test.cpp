@@ -174,11 +174,13 @@ TEST(Calibrate, WritesAMachineFileCheckAcceptsAndWarnsWhenBusy) {
   // The tick's restart beyond it may be 0 (a machine that restarts it for nothing).
   if (geteuid() == 0 && !find_tracefs("", true, &why).empty()) {
     EXPECT_TRUE(sane(m.costs.timer_resched_ns, kNsPerMs)) << m.costs.timer_resched_ns;
+    EXPECT_TRUE(sane(m.costs.wakeup_return_ns, kNsPerMs)) << m.costs.wakeup_return_ns;
     EXPECT_TRUE(m.costs.tick_restart_ns >= 0 && m.costs.tick_restart_ns < kNsPerMs)
         << m.costs.tick_restart_ns;
   } else {
     EXPECT_EQ(m.costs.timer_resched_ns, 0);
     EXPECT_EQ(m.costs.tick_restart_ns, 0);
+    EXPECT_EQ(m.costs.wakeup_return_ns, 0);
   }
   if (m.cpus > 1) {
     EXPECT_TRUE(sane(m.costs.wakeup_ipi_ns, 10 * kNsPerMs)) << m.costs.wakeup_ipi_ns;
@@ -356,6 +358,18 @@ TEST(Validate, LatenciesLeaveOutWakeupsTheRecordingCannotTime) {
 }
 
 // The real repeats' own spread: the largest |log(x / median)|.
+TEST(Validate, ARunIsDoubtedForStealOrASpeedChangeBeyondTheThresholds) {
+  EXPECT_FALSE(doubts_of_run(false, 0.04, 1000, 1095).any());  // 4 % stolen, 9.5 % faster
+  EXPECT_FALSE(doubts_of_run(false, 0.0, 1000, 910).any());    // 1000/910 = 1.099
+  EXPECT_TRUE(doubts_of_run(false, 0.0, 1000, 1105).drifted);
+  EXPECT_TRUE(doubts_of_run(false, 0.0, 1000, 900).drifted);  // 1000/900 = 1.111
+  const RunDoubts stolen = doubts_of_run(false, 0.06, 1000, 1000);
+  EXPECT_TRUE(stolen.stolen);
+  EXPECT_FALSE(stolen.drifted);
+  EXPECT_TRUE(doubts_of_run(true, 0.0, 1000, 1000).busy_before);
+  EXPECT_FALSE(doubts_of_run(false, 0.0, 0, 1000).any());  // no speed measured before
+}
+
 TEST(Validate, RealSpreadIsTheLargestLogDistanceFromTheMedian) {
   EXPECT_NEAR(*repeat_spread({1.0, 2.0, 4.0}), std::log(2.0), 1e-12);
   EXPECT_NEAR(*repeat_spread({3.0, 2.0, 1.9, 2.0}), std::log(1.5), 1e-12);  // median 2

@@ -168,6 +168,18 @@ TEST(MachineCosts, AWakerThatBlocksAtOnceIsSwitchedOutAfterItsReturn) {
   EXPECT_EQ(r.task("waker").cpu_time_ns, 1'103'000);  // the return is the waker's CPU time
 }
 
+TEST(MachineCosts, WakeupsAtOneInstantShareOneReturn) {
+  // One resume wakes both suspended tasks at 1 ms: one 3 us return, not two, so the
+  // waker's second run ends at 2.003 before rr runs them.
+  const RunOutput r = run_text(R"({"machine": {"cpus": 1, "hz": 1000, "wakeup_return_ns": 3000},
+      "tasks": {
+      "a": {"loop": 1, "suspend": "go", "run": 100},
+      "b": {"loop": 1, "suspend": "go", "run": 100},
+      "waker": {"loop": 1, "run0": 1000, "resume": "go", "run1": 1000}}})");
+  EXPECT_EQ(r.task("waker").cpu_time_ns, 2'003'000);
+  EXPECT_EQ(exit_ns(r, "waker"), 2'003'000);
+}
+
 TEST(MachineCosts, AWakeupPreemptionWaitsForTheWakersReturn) {
   // A SCHED_FIFO task woken by a fair waker preempts it once the waker is back from its
   // post (3 us); the waker's second run follows the woken task's 100 us.

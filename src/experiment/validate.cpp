@@ -213,19 +213,14 @@ class Validator {
     loop_speeds_.push_back(result.loops_per_us);
     // A VM's CPU can change speed under it (another guest on its core, the host's clock)
     // or be taken away (steal), which no runnable-task count sees: the loop is timed again
-    // after the run, and the run is unreliable if its speed moved by more than the cpu
-    // share's target (10 %) or the hypervisor took more than 5 % of the machine's time
-    // (both judgements, not measured thresholds).
+    // after the run.
     const double stolen = steal_share(cpu_before, cpu_times());
-    const double after = time_busy_loop();
-    const bool drifted = result.loops_per_us > 0 &&
-                         std::fabs(std::log(after / result.loops_per_us)) > std::log(1.10);
-    const bool steal = stolen > 0.05;
-    busy_before_ += busy_before;
-    stolen_ += steal;
-    drifted_ += drifted;
-    const bool busy = busy_before || steal || drifted;
-    return {figures_of(analyzer.metrics(), latencies), analyzer.metrics().duration_ns, busy,
+    const RunDoubts doubts =
+        doubts_of_run(busy_before, stolen, result.loops_per_us, time_busy_loop());
+    busy_before_ += doubts.busy_before;
+    stolen_ += doubts.stolen;
+    drifted_ += doubts.drifted;
+    return {figures_of(analyzer.metrics(), latencies), analyzer.metrics().duration_ns, doubts.any(),
             latencies.blind_cpus};
   }
 
@@ -383,6 +378,16 @@ std::string validation_table(const ValidationReport& r) {
   return out;
 }
 
+RunDoubts doubts_of_run(bool busy_before, double steal_share, double loops_per_us_before,
+                        double loops_per_us_after) {
+  RunDoubts d;
+  d.busy_before = busy_before;
+  d.stolen = steal_share > 0.05;
+  d.drifted = loops_per_us_before > 0 && loops_per_us_after > 0 &&
+              std::fabs(std::log(loops_per_us_after / loops_per_us_before)) > std::log(1.10);
+  return d;
+}
+
 std::string unreliable_reasons(const ValidationReport& r) {
   std::vector<std::string> reasons;
   if (r.busy_before > 0)
@@ -393,7 +398,6 @@ std::string unreliable_reasons(const ValidationReport& r) {
   if (r.drifted > 0)
     reasons.push_back(fmt::format(
         "{} with the busy loop's speed changed by over 10 % across the run", r.drifted));
-  if (reasons.empty()) return "the machine was busy";
   return fmt::format("{}", fmt::join(reasons, "; "));
 }
 

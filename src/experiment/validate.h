@@ -141,6 +141,17 @@ ValidationReport run_validation(const ValidateOptions& o,
 // median counts as 1/100 of it); absent with fewer than 2 values or a median of 0.
 std::optional<double> repeat_spread(const std::vector<double>& values);
 
+// What makes one real run's figures unreliable: other runnable tasks before it, the
+// hypervisor stealing more than 5 % of the machine's CPU time during it, or the busy
+// loop's speed moving by more than a factor 1.1 (either way) across it (the cpu share
+// target; both thresholds are judgements, not measured).
+struct RunDoubts {
+  bool busy_before = false, stolen = false, drifted = false;
+  bool any() const { return busy_before || stolen || drifted; }
+};
+RunDoubts doubts_of_run(bool busy_before, double steal_share, double loops_per_us_before,
+                        double loops_per_us_after);
+
 // Why busy_runs are unreliable: "2 with other runnable tasks before; 1 with ...".
 std::string unreliable_reasons(const ValidationReport& r);
 

@@ -66,6 +66,17 @@ class SwitchInDelays final : public EventSink {
   Time woken_at_ = -1;
 };
 
+// A semaphore ping-pong: "ping" on CPU 0 and "pong" on `pong_cpu`, each running 20 us
+// (an arbitrary short burst) between hand-offs.
+std::string ping_pong(CpuId pong_cpu) {
+  return fmt::format(R"({{"tasks": {{
+      "ping": {{"cpus": [0], "loop": -1, "run": 20, "sem_post": "to_pong",
+               "sem_wait": "to_ping"}},
+      "pong": {{"cpus": [{}], "loop": -1, "sem_wait": "to_pong", "run": 20,
+               "sem_post": "to_ping"}}}}}})",
+                     pong_cpu);
+}
+
 // A probe runs on a thread of its own, so that its pinning leaves the caller's alone.
 template <class Fn>
 auto on_own_thread(Fn&& fn) {
@@ -236,15 +247,9 @@ class Calibrator {
   // untraced end-to-end figure above (less a switch) stays.
   void measure_remote_resched() {
     if (remote_cpu_ == kNoCpu) return;
-    const std::string scenario = fmt::format(R"({{"tasks": {{
-        "ping": {{"cpus": [0], "loop": -1, "run": 20, "sem_post": "to_pong",
-                 "sem_wait": "to_ping"}},
-        "pong": {{"cpus": [{}], "loop": -1, "sem_wait": "to_pong", "run": 20,
-                 "sem_post": "to_ping"}}}}}})",
-                                             remote_cpu_);
     const Samples s = traced_switch_in_delays(
         fmt::format("remote wake-up to its switch-in (traced, {}->0)", remote_cpu_),
-        "wakeup_ipi_ns", scenario.c_str(), "ping");
+        "wakeup_ipi_ns", ping_pong(remote_cpu_).c_str(), "ping");
     if (s.empty()) return;
     const Time exit = c_.machine.idle_exit_ns(20 * kNsPerUs);
     costs().wakeup_ipi_ns = std::max<Time>(1, s.percentile(0.5) - exit);
@@ -271,12 +276,7 @@ class Calibrator {
   // root; without it the cost stays 0.
   void measure_local_return() {
     const Samples s = traced_switch_in_delays("local wake-up to its switch-in (traced, CPU 0)",
-                                              "wakeup_return_ns", R"({"tasks": {
-        "ping": {"cpus": [0], "loop": -1, "run": 20, "sem_post": "to_pong",
-                 "sem_wait": "to_ping"},
-        "pong": {"cpus": [0], "loop": -1, "sem_wait": "to_pong", "run": 20,
-                 "sem_post": "to_ping"}}})",
-                                              "pong");
+                                              "wakeup_return_ns", ping_pong(0).c_str(), "pong");
     if (!s.empty()) costs().wakeup_return_ns = std::max<Time>(1, s.percentile(0.5));
   }
 

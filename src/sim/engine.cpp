@@ -384,13 +384,10 @@ void Engine::resched(CpuId cpu) {
   }
   c.need_resched = true;
   idle_cpus_.reset(static_cast<size_t>(cpu));
-  if (wake_ctx_.active)
-    if (const Time delay = wake_delay(cpu); delay > 0) {
-      send_ipi(cpu, std::max(delay, returning));
-      return;
-    }
-  if (returning > 0) {
-    delay_resched(cpu, returning);
+  const Time wake = wake_ctx_.active ? wake_delay(cpu) : 0;
+  if (wake > 0) charge_ipi_send(cpu);
+  if (const Time delay = std::max(wake, returning); delay > 0) {
+    delay_resched(cpu, delay);
     return;
   }
   pending_rescheds_.push_back(cpu);

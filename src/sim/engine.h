@@ -144,7 +144,7 @@ class Engine final : public SchedContext {
   };
   void begin_wake_costs(Task& woken, CpuId target, const WakeInfo& how);
   Time wake_delay(CpuId cpu) const;
-  void send_ipi(CpuId cpu, Time delay);
+  void charge_ipi_send(CpuId cpu);
   void delay_resched(CpuId cpu, Time delay);
   void begin_return(TaskId waker);
   void end_return_at_block(Exec& x);

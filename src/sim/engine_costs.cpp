@@ -42,16 +42,16 @@ Time Engine::wake_delay(CpuId cpu) const {
   return delay;
 }
 
-// need_resched is set already (resched); schedule() waits for the kIpi entry. The waker,
-// running on its own CPU, spends the sending time before its next work.
-void Engine::send_ipi(CpuId cpu, Time delay) {
-  delay_resched(cpu, delay);
+// A wake-up's reschedule of `cpu` is on its way (resched): the waker, running on its own
+// CPU, spends the sending time before its next work when `cpu` is another.
+void Engine::charge_ipi_send(CpuId cpu) {
   const Time send = machine_ref_.costs.wakeup_send_ns;
   if (send > 0 && cpu != wake_ctx_.waker_cpu && wake_ctx_.waker != kNoTask)
     execs_[wake_ctx_.waker].stall_left += send;
 }
 
-// schedule() on `cpu` after `delay`, replacing a reschedule already on its way.
+// need_resched is set already (resched): schedule() on `cpu` waits for this kIpi entry,
+// which replaces a reschedule already on its way.
 void Engine::delay_resched(CpuId cpu, Time delay) {
   Cpu& c = cpus_[cpu];
   c.ipi_pending = true;
