@@ -8,6 +8,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "policy/balance/balancer.h"
@@ -55,9 +56,11 @@ class ToyQueues final : public balance::MovableTasks {
   MovePass move_from(CpuId cpu, MovePass pass) override {
     const std::vector<Task*> tasks = queues_[cpu].tasks;  // a pull changes the list
     for (Task* t : tasks)
-      if (!pass.visit({t, weights_.at(t), 0, t->on_cpu, false, false, 0})) break;
+      if (!pass.visit({t, weights_.at(t), 0, t->on_cpu, false, false, 0, buddies.contains(t)}))
+        break;
     return pass;
   }
+  std::set<const Task*> buddies;  // next or last buddies of their queue (CACHE_HOT_BUDDY)
 
  private:
   std::vector<Queue> queues_;
@@ -140,6 +143,32 @@ TEST(Balancer, HalfAWeightOrAllOfItDecidesHowManyTasksANewIdleCpuPulls) {
     m.balancer.idle_balance(1);
     EXPECT_EQ(m.ctx.pulled, pulled);
     EXPECT_EQ(m.queues.queue(1).nr_running, static_cast<int>(pulled.size()));
+  }
+}
+
+// As above, with B its queue's buddy. -tip of October 2009 (and 2.6.31) hold a buddy cache
+// hot whatever the queues, so the newly idle CPU 1 passes B over and pulls C (half weight
+// 512 <= 1536), leaving 1024 that no task on CPU 0 (A runs) can fill. 2.6.32's f685ceac
+// asks this_rq()->nr_running, 6.x dst_rq->nr_running: both are CPU 1, idle, so B is
+// not hot and B and C move.
+TEST(Balancer, ABuddyIsCacheHotForAnIdlePullerOnlyBefore2632) {
+  const std::pair<balance::HotBuddyRq, std::vector<std::string>> cases[] = {
+      {balance::HotBuddyRq::kAny, {"C"}},
+      {balance::HotBuddyRq::kThisRq, {"B", "C"}},
+      {balance::HotBuddyRq::kDstRq, {"B", "C"}}};
+  for (const auto& [hot_buddy_rq, pulled] : cases) {
+    balance::Rules rules;
+    rules.hot_buddy_rq = hot_buddy_rq;
+    TwoCpus m(rules);
+    Task& a = m.task("A");
+    Task& b = m.task("B");
+    m.queues.add(0, a);
+    m.queues.add(0, b);
+    m.queues.add(0, m.task("C"));
+    m.queues.buddies.insert(&b);
+    m.ctx.run(0, &a);
+    m.balancer.idle_balance(1);
+    EXPECT_EQ(m.ctx.pulled, pulled) << static_cast<int>(hot_buddy_rq);
   }
 }
 

@@ -46,7 +46,7 @@ std::vector<double> run_lengths_ms(const RunOutput& r, size_t skip) {
   return lengths;
 }
 
-const char* kPresets[] = {"cfs-2.6.23", "cfs-2.6.31", "cfs-2.6.32"};
+const char* kPresets[] = {"cfs-2.6.23", "cfs-2.6.31", "cfs-tip-2009-10", "cfs-2.6.32"};
 
 TEST(Cfs, NiceZeroAndNiceFiveShareOneCpu1024To335) {
   for (const char* preset : kPresets) {
@@ -273,6 +273,55 @@ TEST(Cfs, NewlyIdleCpuPullsAtOnceIn2632And2623AndWaitsIn2631) {
   EXPECT_DOUBLE_EQ(
       first_migration_ms(run_text(json, with_policy("cfs-2.6.32", {{"SD_BALANCE_NEWIDLE", "0"}}))),
       64);
+}
+
+// Two CPUs sharing a cache. W, pinned to CPU 0, resumes S at 10.1 ms; S last ran on CPU 0
+// (its pinned first phase) and CPU 1 is idle. 2.6.32.2's select_task_rq_fair takes the
+// first CFS-idle CPU of the SD_PREFER_SIBLING domain: S runs on CPU 1 at once. The -tip
+// of October 2009 has no such search: the waker's CPU 0 is also prev, so S stays there;
+// placed latency / 2 left of W (2 CPUs: latency 10 ms) it preempts W at once, runs its
+// 1 ms and W finishes its 20 ms at 31.1 ms instead of 30.1.
+TEST(Cfs, TipOfOctober2009WakesOnTheWakersCpuWhere2632TakesAnIdleSibling) {
+  const std::string json = R"({"machine": {"cpus": 2, "hz": 1000, "topology": {"llc": [[0, 1]]}},
+      "global": {"duration": 1},
+      "tasks": {"W": {"cpus": [0], "loop": 1, "run": 10000, "resume": "S", "run": 20000},
+                "S": {"loop": 1, "phases": {"pin": {"cpus": [0], "run": 100},
+                                            "free": {"suspend": "S", "run": 1000}}}}})";
+  auto switch_in = [](const RunOutput& r, const std::string& name, int nth) {
+    int seen = 0;
+    for (const SchedEvent& e : r.events)
+      if (e.type == EventType::kSwitch && e.other != kNoTask && r.names[e.other] == name &&
+          ++seen == nth)
+        return std::pair<double, CpuId>{static_cast<double>(e.time) / 1e6, e.cpu};
+    return std::pair<double, CpuId>{-1, kNoCpu};
+  };
+  const RunOutput v2632 = run_text(json, with_policy("cfs-2.6.32"));
+  EXPECT_EQ(switch_in(v2632, "S", 2), (std::pair<double, CpuId>{10.1, 1}));
+  EXPECT_EQ(v2632.task("W").cpu_time_ns + 100'000, 30'100'000);
+  const RunOutput tip = run_text(json, with_policy("cfs-tip-2009-10"));
+  EXPECT_EQ(switch_in(tip, "S", 2), (std::pair<double, CpuId>{10.1, 0}));
+  EXPECT_EQ(switch_in(tip, "W", 2), (std::pair<double, CpuId>{11.1, 0}));
+  EXPECT_EQ(tip.metrics.duration_ns, 31'100'000);
+}
+
+// One CPU (latency 5 ms, min_granularity 1 ms), A at nice 0 and B at nice 5 start at
+// t = 0 with START_DEBIT: A (enqueued first, alone) at 0 + 5 ms, B at 0 + vslice =
+// 5 ms * 335/1359 * 1024/335 = 3.767 ms, so B runs first with an ideal runtime of
+// 5 ms * 335/1359 = 1.232 ms. At the 1 ms tick B's vruntime is 3.767 + 1 * 1024/335 =
+// 6.824 ms, 1.824 ms right of A: more than its ideal runtime after min_granularity, which
+// 2.6.32's tick test (f685ceac, 23 October 2009) preempts. The -tip of mid-October lacks
+// it: B runs until its 1.232 ms are over, at the 2 ms tick.
+TEST(Cfs, TipOfOctober2009HasNoTickTestOfTheSpreadToTheLeftmost) {
+  const std::string json = R"({"machine": {"cpus": 1, "hz": 1000}, "global": {"duration": 1},
+      "tasks": {"A": {"loop": 1, "run": 30000}, "B": {"loop": 1, "run": 30000, "priority": 5}}})";
+  auto first_switch_from_b_ms = [](const RunOutput& r) {
+    for (const SchedEvent& e : r.events)
+      if (e.type == EventType::kSwitch && e.task != kNoTask && r.names[e.task] == "B")
+        return static_cast<double>(e.time) / 1e6;
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(first_switch_from_b_ms(run_text(json, with_policy("cfs-2.6.32"))), 1);
+  EXPECT_DOUBLE_EQ(first_switch_from_b_ms(run_text(json, with_policy("cfs-tip-2009-10"))), 2);
 }
 
 TEST(Cfs, SwitchesThatAreNotModelledAreRejectedWithTheReason) {

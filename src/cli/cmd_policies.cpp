@@ -2,6 +2,8 @@
 // release it comes from, and its effect.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/command.h"
 #include "policy/registry.h"
 
@@ -10,8 +12,10 @@ namespace schedlab {
 namespace {
 
 int list_policies(std::ostream& out) {
+  size_t width = 0;  // the longest name, so that the descriptions line up
+  for (const PolicyInfo& p : policy_registry()) width = std::max(width, p.name.size());
   for (const PolicyInfo& p : policy_registry()) {
-    out << fmt::format("{:<14} {}\n", p.name, p.description);
+    out << fmt::format("{:<{}} {}\n", p.name, width, p.description);
     for (const params::Row& s : p.params)
       out << fmt::format("    {:<34} {:>12}  {:<16} {}{}\n", s.name, s.value, s.since,
                          s.type == "bool" ? "(0/1) " : "", s.effect);

@@ -178,7 +178,7 @@ class PrioArrays final : public balance::MovableTasks {
           const TaskId prev_in_list = e.links.prev;  // read first: a pull unlinks e
           if (!pass.visit({e.task, e.load_weight, level + kMaxRtPrio,
                            id == curr || e.task == running, false, e.last_ran > hot_since,
-                           array != active ? kToExpired : 0u}))
+                           array != active ? kToExpired : 0u, false}))
             return pass;
           id = prev_in_list;
         }

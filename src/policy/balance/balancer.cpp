@@ -209,8 +209,14 @@ int Balancer::move_tasks(CpuId this_cpu, CpuId busiest, int max_nr_move, int64_t
     this_best = tasks_->best_prio(this_cpu);
     busiest_best = tasks_->best_prio(busiest);
   }
-  const MovePass::Limits limits{max_nr_move, max_load_move, rules_.nr_migrate, rules_.skip_for_load,
-                                sd.nr_balance_failed > sd.t.cache_nice_tries};
+  // this_cpu is both the CPU running the balancer and the destination here.
+  const bool buddies_hot = rules_.hot_buddy_rq == HotBuddyRq::kAny || nr_running(this_cpu) > 0;
+  const MovePass::Limits limits{max_nr_move,
+                                max_load_move,
+                                rules_.nr_migrate,
+                                rules_.skip_for_load,
+                                sd.nr_balance_failed > sd.t.cache_nice_tries,
+                                buddies_hot};
   const MovePass pass =
       tasks_->move_from(busiest, MovePass(*ctx_, this_cpu, limits, this_best.prio, busiest_best));
   if (all_pinned) *all_pinned = pass.all_pinned();
@@ -602,8 +608,14 @@ void Balancer::active_balance(CpuId cpu) {
     }
   if (!sd) return;
   // move_one_task(): the first task that may move, whatever its load.
-  const MovePass::Limits limits{1, INT64_MAX, INT64_MAX, SkipForLoad::kHalfWeight,
-                                sd->nr_balance_failed > sd->t.cache_nice_tries};
+  // The migration thread runs on the busiest CPU (this_rq() is busy); 6.x asks the target.
+  const bool buddies_hot = rules_.hot_buddy_rq != HotBuddyRq::kDstRq || nr_running(target) > 0;
+  const MovePass::Limits limits{1,
+                                INT64_MAX,
+                                INT64_MAX,
+                                SkipForLoad::kHalfWeight,
+                                sd->nr_balance_failed > sd->t.cache_nice_tries,
+                                buddies_hot};
   tasks_->move_from(cpu, MovePass(*ctx_, target, limits, 0, {}));
 }
 

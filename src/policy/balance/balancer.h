@@ -26,6 +26,12 @@ namespace schedlab::balance {
 enum class IdleType : uint8_t { kNotIdle, kIdle, kNewlyIdle };  // enum cpu_idle_type
 
 // One line for each way the modelled releases' balancers differ; the defaults are 2.6.31's.
+// task_hot()'s buddy test: kAny (2.6.31 and the -tip of October 2009) holds a buddy hot
+// whatever the queues; f685ceac (2.6.32) only while this_rq()->nr_running, the CPU running
+// the balancer (the puller, or in active balancing the busiest with its migration
+// thread); 2.6.39+ and 6.x only while env->dst_rq->nr_running (the puller or the target).
+enum class HotBuddyRq : uint8_t { kAny, kThisRq, kDstRq };
+
 struct Rules {
   // ---- cpu_load[]
   // CPU_LOAD_IDX_MAX: the averages kept (2.6.22: 3).
@@ -71,6 +77,8 @@ struct Rules {
   bool idle_balance_2622 = false;
   // 2.6.32: no new-idle balancing while the CPU's average idle period < migration_cost.
   bool newidle_rate_limit = false;
+  // CACHE_HOT_BUDDY: whose queue must hold a task for a buddy to count as cache hot.
+  HotBuddyRq hot_buddy_rq = HotBuddyRq::kAny;
   // ---- periodic and active balancing
   // msecs_to_jiffies() rounds up (2.6.22 model: truncates).
   bool jiffies_round_up = true;

@@ -20,8 +20,9 @@ struct Movable {
   int prio = 0;             // its priority list (2.6.22's skip rule); 0 where the class has none
   bool running = false;     // the CPU's current task: never pulled
   bool held = false;        // queued but not runnable (EEVDF's delayed dequeue): never pulled
-  bool hot = false;         // task_hot(): its cache is still warm there
+  bool hot = false;         // task_hot(): it ran there within migration_cost
   uint32_t class_bits = 0;  // what the class's enqueue is told when it moves (its array)
+  bool buddy = false;       // a next or last buddy there (CACHE_HOT_BUDDY)
 };
 
 // rq_best_prio() of 2.6.22: the best priority queued or running on a CPU, and whether the
@@ -62,7 +63,8 @@ class MovePass {
     int64_t max_load_move;
     int64_t nr_migrate;  // sched_nr_migrate: tasks examined
     SkipForLoad skip;
-    bool ignore_hot;  // balancing failed more than cache_nice_tries times
+    bool ignore_hot;   // balancing failed more than cache_nice_tries times
+    bool buddies_hot;  // a buddy counts as cache hot (Rules::hot_buddy_rq)
   };
   MovePass(SchedContext& ctx, CpuId to, const Limits& limits, int this_best_prio,
            BestPrio busiest_best)
@@ -106,7 +108,7 @@ class MovePass {
     if (m.held || !m.task->allowed_on(to_)) return false;
     pinned_ = false;
     if (m.running) return false;
-    return limits_.ignore_hot || !m.hot;
+    return limits_.ignore_hot || !(m.hot || (m.buddy && limits_.buddies_hot));
   }
 
   SchedContext* ctx_;

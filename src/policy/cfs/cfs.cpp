@@ -1,10 +1,12 @@
 // CFS of 2.6.31 and 2.6.32: the fair class proper, after kernel/sched_fair.c of 2.6.31.14
-// and 2.6.32.2 (plus the hooks of kernel/sched.c that feed it: enqueue_task/dequeue_task's
-// averages, try_to_wake_up's avg_wakeup, put_prev_task's avg_overlap/avg_running,
-// wake_up_new_task). Functions carry the kernel's names so the two read side by side.
+// and 2.6.32.2, and of v2.6.32-rc5 for -tip (plus the hooks of kernel/sched.c that feed it:
+// enqueue_task/dequeue_task's averages, try_to_wake_up's avg_wakeup, put_prev_task's
+// avg_overlap/avg_running, wake_up_new_task). Functions carry the kernel's names so the two read
+// side by side.
 #include "policy/cfs/cfs.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace schedlab::cfs {
 
@@ -225,6 +227,13 @@ TaskId Cfs::pick_next_entity(RunQueue& rq) {
   auto acceptable = [&](TaskId buddy) {
     return buddy != kNoTask && wakeup_preempt_entity(q_[buddy], l, rq) < 1;
   };
+  if (rel_.clear_examined_buddies) {  // 92f6a5e3: each buddy is examined once
+    for (TaskId* buddy : {&rq.next, &rq.last}) {
+      const TaskId b = std::exchange(*buddy, kNoTask);
+      if (acceptable(b)) return b;
+    }
+    return left;
+  }
   TaskId chosen = left;
   if (rel_.last_buddy_first) {
     if (acceptable(rq.next)) chosen = rq.next;
@@ -355,6 +364,34 @@ void Cfs::check_preempt_wakeup_2632(CpuId cpu, Task& curr_task, Task& woken_task
   }
 }
 
+// -tip of 14-22 October 2009 (v2.6.32-rc5's code): both buddies are marked before any
+// test, the last on every wake-up, the next with NEXT_BUDDY unless a fork; then
+// 2.6.32's tests, WAKEUP_RUNNING included.
+void Cfs::check_preempt_wakeup_tip(CpuId cpu, Task& curr_task, Task& woken_task,
+                                   const WakeInfo& how) {
+  RunQueue& rq = q_.rq(cpu);
+  Entity& curr = q_[curr_task.id];
+  Entity& woken = q_[woken_task.id];
+  update_curr(cpu);
+  const bool sync = how.kind == WakeKind::kWakeup && how.sync && p_.SYNC_WAKEUPS;
+  const bool not_idle_woken = woken_task.policy != SchedPolicy::kIdle;
+  // set_last_buddy() and set_next_buddy() pass over SCHED_IDLE tasks.
+  if (p_.LAST_BUDDY && curr.on_rq && curr_task.policy != SchedPolicy::kIdle) rq.last = curr_task.id;
+  if (p_.NEXT_BUDDY && how.kind != WakeKind::kFork && not_idle_woken) rq.next = woken_task.id;
+  if (!wakeup_may_preempt(cpu, curr_task, woken_task)) return;
+  if ((p_.WAKEUP_SYNC && sync) || (p_.WAKEUP_OVERLAP && overlapping(curr, woken))) {
+    ctx_->resched(cpu);
+    return;
+  }
+  if (p_.WAKEUP_RUNNING && woken.avg_running < curr.avg_running) {
+    if (not_idle_woken) rq.next = woken_task.id;
+    ctx_->resched(cpu);
+    return;
+  }
+  if (!p_.WAKEUP_PREEMPT) return;
+  if (wakeup_preempt_entity(curr, woken, rq) == 1) ctx_->resched(cpu);
+}
+
 // check_preempt_tick(): the slice is over (2.6.32 also: the task ran at least
 // min_granularity and is more than a slice's worth of vruntime right of the leftmost).
 void Cfs::check_preempt_tick(CpuId cpu, Entity& curr) {
@@ -481,8 +518,9 @@ CpuId Cfs::select_wake_cpu_2631(Task& t, CpuId prev, CpuId this_cpu, bool sync, 
 }
 
 // 2.6.32 select_task_rq_fair() for a wake-up: the lowest SD_WAKE_AFFINE domain of the
-// waker's CPU that spans prev; with SD_PREFER_SIBLING an idle CPU (no CFS task) in it is
-// preferred; wake_affine() then decides between that CPU and prev.
+// waker's CPU that spans prev; in 2.6.32.2 (wake_idle_search) with SD_PREFER_SIBLING an
+// idle CPU (no CFS task) in it is preferred; wake_affine() then decides between that CPU
+// and prev.
 CpuId Cfs::select_wake_cpu_2632(Task& t, CpuId prev, CpuId this_cpu, bool sync, TaskId waker) {
   if (!p_.AFFINE_WAKEUPS || !t.allowed_on(this_cpu)) return prev;
   CpuId cpu = this_cpu;
@@ -491,7 +529,7 @@ CpuId Cfs::select_wake_cpu_2632(Task& t, CpuId prev, CpuId this_cpu, bool sync, 
     if (!sd.has(balance::kSdWakeAffine)) continue;
     CpuId candidate = kNoCpu;
     if (sd.span.test(static_cast<size_t>(prev))) candidate = cpu;
-    if (sd.has(balance::kSdPreferSibling)) {
+    if (rel_.wake_idle_search && sd.has(balance::kSdPreferSibling)) {
       if (candidate == cpu && q_.rq(prev).nr_running == 0) candidate = prev;
       if (candidate == kNoCpu || candidate == cpu) {
         const CpuId free = first_and_and(sd.span, t.allowed, q_.empty_cpus());

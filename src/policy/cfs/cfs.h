@@ -1,11 +1,13 @@
-// The Completely Fair Scheduler with virtual runtime, as in Linux 2.6.31 and 2.6.32
-// (kernel/sched_fair.c of 2.6.31.14 and 2.6.32.2; docs/algorithms/cfs-2.6.31-32.md):
-// SCHED_NORMAL, SCHED_BATCH and SCHED_IDLE.
+// The Completely Fair Scheduler with virtual runtime, as in Linux 2.6.31, 2.6.32 and the
+// -tip tree of October 2009 between them (kernel/sched_fair.c of 2.6.31.14, 2.6.32.2 and
+// v2.6.32-rc5 with 92f6a5e3; docs/algorithms/cfs-2.6.31-32.md): SCHED_NORMAL, SCHED_BATCH
+// and SCHED_IDLE.
 //
 //   params.h     every SCHED_FEAT switch, tunable and domain flag, declared once
 //   cfs.cpp      the fair class: vruntime, slices, placement, wake-up and tick
 //                preemption, buddies, yield, select_task_rq_fair
-//   presets.cpp  cfs-2.6.31 and cfs-2.6.32: rows of defaults, domains, code differences
+//   presets.cpp  cfs-2.6.31, cfs-tip-2009-10 and cfs-2.6.32: rows of defaults, domains,
+//                code differences
 //
 // The run queues are the shared fair ones (policy/fair), the balancing the shared
 // balancer's (policy/balance) with these releases' rules.
@@ -37,12 +39,18 @@ class Cfs final : public SchedClass {
     bool tick_spread_test = true;
     // 2.6.32 wake_affine: a waker's CPU left with no load is balanced.
     bool affine_empty_balanced = true;
+    // 2.6.32.2 select_task_rq_fair (the stable backports a1f84a3a and fd210738): an idle
+    // CPU of an SD_PREFER_SIBLING domain is preferred; vanilla 2.6.32 and -tip have none.
+    bool wake_idle_search = true;
+    // -tip's pick_next_entity of 14-22 October 2009 (92f6a5e3): a buddy is cleared once
+    // examined, and the next buddy is tried before the last.
+    bool clear_examined_buddies = false;
     // The release's check_preempt_wakeup() and select_task_rq_fair() for a wake-up.
     void (Cfs::*check_preempt_wakeup)(CpuId, Task&, Task&, const WakeInfo&) = nullptr;
     CpuId (Cfs::*select_wake_cpu)(Task&, CpuId, CpuId, bool, TaskId) = nullptr;
     balance::Rules balance;  // the release's balancer
   };
-  static const Release k2631, k2632;
+  static const Release k2631, k2632, kTip200910;
 
   Cfs(const CfsParams& p, const Release& release, std::vector<balance::DomainTemplate> levels);
 
@@ -100,6 +108,7 @@ class Cfs final : public SchedClass {
   bool wakeup_may_preempt(CpuId cpu, const Task& curr, const Task& woken);
   void check_preempt_wakeup_2631(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how);
   void check_preempt_wakeup_2632(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how);
+  void check_preempt_wakeup_tip(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how);
   void check_preempt_tick(CpuId cpu, Entity& curr);
   // choosing a CPU
   void record_wakeup_by(TaskId waker);

@@ -1,6 +1,10 @@
-// The presets cfs-2.6.31 and cfs-2.6.32: each release's row of defaults (SCHED_FEAT
-// switches, tunables, domain flags), the switches it offers in its own features.h order,
-// its scheduling-domain initialisers, and where its code differs.
+// The presets cfs-2.6.31, cfs-tip-2009-10 and cfs-2.6.32: each release's row of defaults
+// (SCHED_FEAT switches, tunables, domain flags), the switches it offers in its own
+// features.h order, its scheduling-domain initialisers, and where its code differs.
+//
+// -tip of October 2009 is v2.6.32-rc5 (mainline history, tag v2.6.32-rc5) with the two
+// scheduler commits -tip applied on 14 October; its features, tunables and domain
+// initialisers are 2.6.32's (v2.6.32-rc5..v2.6.32 changes none of them but SD_PREFER_LOCAL).
 //
 // Checked against the source (2.6.31.14 and 2.6.32.2: kernel/sched_features.h,
 // sched_fair.c, sched.c, include/linux/topology.h): every SCHED_FEAT default, the
@@ -152,7 +156,25 @@ const Cfs::Release Cfs::k2632 = {
     .balance = {.group_power = balance::GroupPower::kSumOfCpus,
                 .round_capacity = true,
                 .prefer_sibling = true,
-                .newidle_rate_limit = true},
+                .newidle_rate_limit = true,
+                .hot_buddy_rq = balance::HotBuddyRq::kThisRq},
+};
+
+// The -tip tree of 14-22 October 2009: v2.6.32-rc5 with 92f6a5e3 (buddies cleared once
+// examined) and 799e2205 (SD_PREFER_LOCAL off on MC/CPU: no effect without
+// SD_BALANCE_WAKE), before f685ceac of 23 October (the tick's spread test, buddies only
+// from sched_nr_latency tasks, the last buddy only on a preemption, CACHE_HOT_BUDDY only
+// on a busy queue) and before the stable backports of 2.6.32.2 (the idle-CPU search at
+// wake-up, the new-idle rate limit), all dated 23 October 2009 or later.
+const Cfs::Release Cfs::kTip200910 = {
+    .tick_spread_test = false,
+    .wake_idle_search = false,
+    .clear_examined_buddies = true,
+    .check_preempt_wakeup = &Cfs::check_preempt_wakeup_tip,
+    .select_wake_cpu = &Cfs::select_wake_cpu_2632,
+    .balance = {.group_power = balance::GroupPower::kSumOfCpus,
+                .round_capacity = true,
+                .prefer_sibling = true},
 };
 
 }  // namespace cfs
@@ -160,18 +182,26 @@ const Cfs::Release Cfs::k2632 = {
 std::vector<PolicyInfo> cfs_policies() {
   using cfs::Cfs;
   using cfs::CfsParams;
-  return {declare_policy<CfsParams>(
-              "cfs-2.6.31",
-              "CFS of Linux 2.6.31 (sched_fair.c of 2.6.31.14): 20/4/5 ms latency/min/wakeup "
-              "granularity, child runs first, no new-idle balancing on MC/CPU domains",
-              cfs::table_2631(), cfs::defaults_2631(),
-              [](const CfsParams& p) { return cfs::make(p, Cfs::k2631, cfs::domains_2631()); }),
-          declare_policy<CfsParams>(
-              "cfs-2.6.32",
-              "CFS of Linux 2.6.32 (sched_fair.c of 2.6.32.2): 5/1/1 ms, gentle sleepers, "
-              "new-idle balancing, idle-sibling wake-ups",
-              cfs::table_2632(), cfs::defaults_2632(),
-              [](const CfsParams& p) { return cfs::make(p, Cfs::k2632, cfs::domains_2632()); })};
+  return {
+      declare_policy<CfsParams>(
+          "cfs-2.6.31",
+          "CFS of Linux 2.6.31 (sched_fair.c of 2.6.31.14): 20/4/5 ms latency/min/wakeup "
+          "granularity, child runs first, no new-idle balancing on MC/CPU domains",
+          cfs::table_2631(), cfs::defaults_2631(),
+          [](const CfsParams& p) { return cfs::make(p, Cfs::k2631, cfs::domains_2631()); }),
+      declare_policy<CfsParams>(
+          "cfs-tip-2009-10",
+          "CFS of the -tip tree of mid-October 2009 (v2.6.32-rc5 with 92f6a5e3): 2.6.32's "
+          "tunables and features, buddies marked on every wake-up, no idle-CPU search, no "
+          "new-idle rate limit",
+          cfs::table_2632(), cfs::defaults_2632(),
+          [](const CfsParams& p) { return cfs::make(p, Cfs::kTip200910, cfs::domains_2632()); }),
+      declare_policy<CfsParams>(
+          "cfs-2.6.32",
+          "CFS of Linux 2.6.32 (sched_fair.c of 2.6.32.2): 5/1/1 ms, gentle sleepers, "
+          "new-idle balancing, idle-sibling wake-ups",
+          cfs::table_2632(), cfs::defaults_2632(),
+          [](const CfsParams& p) { return cfs::make(p, Cfs::k2632, cfs::domains_2632()); })};
 }
 
 }  // namespace schedlab

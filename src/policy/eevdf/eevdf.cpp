@@ -36,6 +36,7 @@ balance::Rules balancer_rules(const EevdfParams& p) {
           .prefer_sibling = true,
           .nr_migrate = p.sched_nr_migrate,
           .newidle_rate_limit = true,
+          .hot_buddy_rq = balance::HotBuddyRq::kDstRq,
           .migration_cost_ns = p.sched_migration_cost_ns};
 }
 

@@ -155,7 +155,7 @@ class Queues final : public balance::MovableTasks {
       const Entity& e = se_[id];
       const TaskId next = e.links.next;  // read first: a pull unlinks e
       if (!pass.visit({e.task, e.load.weight, 0, e.task->on_cpu || rq.curr == id, e.held(),
-                       task_hot(e), 0}))
+                       ran_recently(e), 0, hot_buddies_ && (rq.next == id || rq.last == id)}))
         break;
       id = next;
     }
@@ -163,11 +163,9 @@ class Queues final : public balance::MovableTasks {
   }
 
  private:
-  // task_hot(): a buddy (CACHE_HOT_BUDDY), or a task that ran within migration_cost.
-  bool task_hot(const Entity& e) const {
-    const TaskId id = e.task->id;
-    const Rq& rq = rq_[e.task->cpu];
-    if (hot_buddies_ && (rq.next == id || rq.last == id)) return true;
+  // task_hot()'s other test (the buddy test is the MovePass's): it ran within
+  // migration_cost.
+  bool ran_recently(const Entity& e) const {
     if (migration_cost_ns_ == 0) return false;
     return ctx_->now() - e.exec_start < migration_cost_ns_;
   }
