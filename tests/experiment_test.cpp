@@ -232,7 +232,7 @@ TEST(Reproduce, E4AndE5RunTheirScenariosWithTheirSchedulers) {
   ASSERT_EQ(e4.size(), 6u);
   EXPECT_EQ(e4[0].scenario, "e4-pgsql-oltp.json");
   EXPECT_EQ(e4[0].axes, std::vector<std::string>{"/workload/clients=1,2,4,8,16,32,64,128,256"});
-  EXPECT_EQ(e4[0].policies, (std::vector<std::string>{"bfs-0.304", "cfs-2.6.32"}));
+  EXPECT_EQ(e4[0].policies, (std::vector<std::string>{"bfs-0.304", "cfs-tip-2009-10"}));
   EXPECT_EQ(e4[4].metrics, std::vector<std::string>{"marks.konsole_ready.first_ms"});
   EXPECT_EQ(e4[5].scenario, "e4-amarok-mplayer.json");
   const std::vector<ExperimentPart> e5 = experiment_parts("E5", true, experiments);

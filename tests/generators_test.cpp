@@ -364,6 +364,8 @@ TEST(Scenarios, EveryShippedScenarioCompletesUnderEveryPolicy) {
 // UPDATE k 30.0 (no XidGenLock); INSERT 2 + 3 changes (25.2); COMMIT 5.2 + 5.2 + 1.2 + 1.2
 // (12.8). Locks 96 + 57.6 + 116 + 12.8 = 282.4 us on top of 420 + 10 + 500 + 800 + 500 + 50
 // = 2280 us of query work: 2562.4 us; read-only 1680 + 153.6 = 1833.6 us; simple 79.6 us.
+// A table of 100 rows on 3 heap pages and 1 leaf makes every range query (clamped to rows
+// 1-100) read one leaf and three heap pages, whatever ids are drawn.
 TEST(Oltp, ATransactionMakesExactlyTheExpectedRoundTrips) {
   for (const auto& [mode, read_only, lwlocks, queries, requests, duration] :
        {std::tuple{"complex", false, false, 21u, 19u, 2'350'000},
@@ -374,7 +376,7 @@ TEST(Oltp, ATransactionMakesExactlyTheExpectedRoundTrips) {
         std::tuple{"simple", false, true, 1u, 1u, 79'600}}) {
     const RunOutput r = run_text(fmt::format(R"({{"machine": {{"cpus": 1}}, "workload": {{
         "generator": "oltp", "clients": 1, "transactions": 1, "mode": "{}", "read_only": {},
-        "lwlocks": {}}}}})",
+        "lwlocks": {}, "table_size": 100, "heap_pages": 3, "leaf_pages": 1}}}})",
                                              mode, read_only, lwlocks));
     EXPECT_EQ(r.metrics.marks.at("queries").count, queries) << mode;
     EXPECT_EQ(r.metrics.marks.at("read_write_requests").count, requests) << mode;
@@ -384,8 +386,9 @@ TEST(Oltp, ATransactionMakesExactlyTheExpectedRoundTrips) {
   }
 }
 
-// The lock policies: PostgreSQL's s_lock sleeps, InnoDB spins, yields once and blocks,
-// futex spins briefly and blocks; mysql defaults to innodb, pgsql to pg_spin.
+// The lock policies: PostgreSQL's s_lock sleeps, InnoDB spins 20 rounds of 0..5 x 20 ns,
+// yields once and waits on the event, futex spins briefly and blocks; mysql defaults to
+// innodb, pgsql to pg_spin.
 TEST(Oltp, EachVariantWaitsForItsLocksItsOwnWay) {
   auto config = [](const std::string& extra) {
     const Scenario s = scenario_from_text(
@@ -397,9 +400,15 @@ TEST(Oltp, EachVariantWaitsForItsLocksItsOwnWay) {
   EXPECT_EQ(pg.sleep_min_ns, 1'000'000);
   EXPECT_EQ(pg.yield_rounds, 0);
   const SpinLockConfig innodb = config(R"(, "variant": "mysql")");
-  EXPECT_EQ(innodb.fallback, SpinFallback::kBlock);
+  EXPECT_EQ(innodb.fallback, SpinFallback::kEvent);
   EXPECT_EQ(innodb.yield_rounds, 1);
-  EXPECT_EQ(innodb.spin_ns, 20'000);
+  EXPECT_EQ(innodb.spin_rounds, 20);
+  EXPECT_EQ(innodb.round_delay_max, 5);
+  EXPECT_EQ(innodb.delay_unit_ns, 20);
+  const SpinLockConfig tuned =
+      config(R"(, "variant": "mysql", "innodb_sync_spin_loops": 30, "innodb_spin_wait_delay": 6)");
+  EXPECT_EQ(tuned.spin_rounds, 30);
+  EXPECT_EQ(tuned.round_delay_max, 6);
   const SpinLockConfig futex = config(R"(, "variant": "mysql", "lock_policy": "futex")");
   EXPECT_EQ(futex.fallback, SpinFallback::kBlock);
   EXPECT_EQ(futex.spin_ns, 1'000);

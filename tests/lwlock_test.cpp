@@ -1,7 +1,6 @@
 // PostgreSQL 8.4's LWLocks (src/sim/lwlock.h) and s_lock's adaptive spins_per_delay
 // (engine_program.cpp), on hand-computed schedules.
 #include "sim/lwlock.h"
-#include "util/error.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "harness.h"
+#include "util/error.h"
 
 namespace schedlab::test {
 namespace {
@@ -145,7 +145,8 @@ TEST(SpinsPerDelay, GrowsBy100WithoutASleepAndShrinksBy1AfterOne) {
 //   snapshot      ProcArrayLock S twice (bind, portal start)
 //   a page read   its buffer-mapping partition S, then its content lock S
 //   a page change its partition S, its content lock X, WALInsertLock X (one WAL record)
-//   BEGIN none; point select: root, leaf, heap read; range: root, leaf, 3 heap pages read;
+//   BEGIN none; point select: root, leaf, heap read; range: root, leaf, 3 heap pages read
+//   (a table of 100 rows on 1 leaf and 3 heap pages: every range covers rows 1-100);
 //   UPDATE k: root and leaf read, XidGenLock X (the first write), heap, pkey leaf and
 //   k leaf changed; UPDATE c and DELETE: root and leaf read, heap changed; INSERT: heap,
 //   pkey leaf, k leaf changed; COMMIT: WALInsertLock X, WALWriteLock X, CLogControlLock X,
@@ -169,7 +170,9 @@ TEST(OltpLwLocks, AComplexTransactionTakesPostgresLwLocksInOrder) {
   expected += "WALInsert:X WALWrite:X CLogControl:X PA:X ";                         // COMMIT
 
   const Scenario sc = scenario_from_text(
-      R"({"workload": {"generator": "oltp", "clients": 1, "transactions": 1}})", "oltp.json");
+      R"({"workload": {"generator": "oltp", "clients": 1, "transactions": 1,
+          "table_size": 100, "heap_pages": 3, "leaf_pages": 1}})",
+      "oltp.json");
   const Workload& w = sc.workload;
   const auto backend = std::find_if(w.tasks.begin(), w.tasks.end(),
                                     [](const TaskSpec& t) { return t.name == "oltp-backend0"; });
@@ -210,7 +213,9 @@ TEST(OltpLwLocks, ReadOnlyCommitTakesNoneAndTheOldModelStaysReachable) {
       n += s.op == Op::kLwLockAcquire;
     return n;
   };
-  EXPECT_EQ(lwlock_ops(R"(, "read_only": true)"), 10 * 8 + 4 * 12);
+  EXPECT_EQ(lwlock_ops(R"(, "read_only": true, "table_size": 100, "heap_pages": 3,
+                         "leaf_pages": 1)"),
+            10 * 8 + 4 * 12);
   EXPECT_EQ(lwlock_ops(R"(, "lwlocks": false)"), 0);
   EXPECT_EQ(lwlock_ops(R"(, "variant": "mysql")"), 0);
 }

@@ -234,6 +234,10 @@ struct Semaphore : Waitable {  // waiters served in order of arrival
 struct SpinLock : Waitable {
   std::atomic<int64_t> owner{-1};
   std::deque<int64_t> blocked;  // waiters handed the lock in order
+  // kEvent (InnoDB's os_event): waiters on the event, and the sets so far (os_event_set's
+  // signal_count: a waiter sleeps until it changes).
+  int event_waiters = 0;
+  uint64_t event_sets = 0;
 };
 struct SharedTimer {
   std::mutex m;
@@ -713,6 +717,10 @@ class Runner {
     } else {
       l.owner = -1;
     }
+    if (l.event_waiters > 0) {  // os_event_set: a broadcast, nobody handed the lock
+      ++l.event_sets;
+      l.cv.notify_all();
+    }
     return true;
   }
 
@@ -887,6 +895,7 @@ class Runner {
       } while (mono_now() < end && !stop_);
       return false;
     };
+    if (cfg.fallback == SpinFallback::kEvent) return event_spin_lock(t, l, cfg, try_take);
     if (spin()) return true;
     for (int r = 0; r < cfg.yield_rounds && !stop_; ++r) {
       job_end(t);  // a yield ends a deadline task's job
@@ -916,6 +925,40 @@ class Runner {
               100.0;
       delay = static_cast<Time>(static_cast<double>(delay) * growth);
       if (delay > cfg.sleep_max_ns) delay = cfg.sleep_min_ns;
+    }
+    return false;
+  }
+
+  // InnoDB 5.0/5.1's mutex_spin_wait (engine_program.cpp cites it): spin_rounds rounds of a
+  // random busy delay, each after a look at the lock; yield_rounds sched_yields, each
+  // followed by one test-and-set; then wait on the lock's event, and start over once set.
+  template <class TryTake>
+  bool event_spin_lock(Thread& t, SpinLock& l, const SpinLockConfig& cfg, TryTake& try_take) {
+    while (!stop_) {
+      for (int r = 0; r < cfg.spin_rounds && !stop_; ++r) {
+        if (try_take()) return true;
+        const Time units = static_cast<Time>(
+            t.rng.below(static_cast<uint64_t>(std::max(0, cfg.round_delay_max)) + 1));
+        const Time end = mono_now() + units * cfg.delay_unit_ns;
+        while (mono_now() < end) {
+        }
+      }
+      if (try_take()) return true;
+      for (int r = 0; r < cfg.yield_rounds && !stop_; ++r) {
+        job_end(t);  // a yield ends a deadline task's job
+        sched_yield();
+        if (try_take()) return true;
+      }
+      std::unique_lock<std::mutex> g(l.m);
+      if (try_take()) return true;
+      const uint64_t sets = l.event_sets;
+      ++l.event_waiters;
+      const bool ok = blocking(t, [&] {
+        l.cv.wait(g, [&] { return l.event_sets != sets || stop_; });
+        return !stop_;
+      });
+      --l.event_waiters;
+      if (!ok) return false;
     }
     return false;
   }

@@ -26,6 +26,19 @@ uint64_t weight_of(Op op) {
   return op == Op::kYield ? kYieldWeight : op == Op::kFork ? kForkWeight : 1;
 }
 
+// InnoDB 5.0/5.1 mutex_spin_wait's spin phase (sync0sync.c; MySQL 5.1.45
+// dolphinsboy/mysql-5.1.45 @5dccbbe05b49, the same in 5.0.96 zeroli/mysql-5.0.96-annotation
+// @1f3d7d439294): spin_rounds rounds, each ut_delay(ut_rnd_interval(0, round_delay_max)),
+// i.e. a uniform 0..round_delay_max units of delay_unit_ns. The delays are drawn here, when
+// the spin starts, from the engine's seeded source, so that runs stay deterministic.
+Time innodb_spin(const SpinLockConfig& cfg, Rng& rng) {
+  if (cfg.round_delay_max <= 0 || cfg.delay_unit_ns <= 0) return 0;
+  Time units = 0;
+  for (int r = 0; r < cfg.spin_rounds; ++r)
+    units += static_cast<Time>(rng.below(static_cast<uint64_t>(cfg.round_delay_max) + 1));
+  return units * cfg.delay_unit_ns;
+}
+
 }  // namespace
 
 void Engine::advance_program(CpuId cpu) {
@@ -281,9 +294,18 @@ Engine::StepResult Engine::step_spin_lock(CpuId cpu, Task& t, Exec& x, const Ste
     }
   }
   x.spin_contended = true;
+  // InnoDB (kEvent): back from a sched_yield the task makes one test-and-set and spins
+  // no more; that test-and-set has just failed.
+  if (cfg.fallback == SpinFallback::kEvent && x.spin_yields > 0) {
+    spin_attempt_failed(cpu, t, x);
+    return StepResult::kStop;
+  }
   // 8.4 spins spins_per_delay TAS + PAUSE rounds before each sleep (the cost of one round
-  // is the config's assumption); the other policies spin a fixed time.
-  const Time spin = cfg.tas_round_ns > 0 ? x.spins_per_delay * cfg.tas_round_ns : cfg.spin_ns;
+  // is the config's assumption); InnoDB spin_rounds random delays; the other policies spin
+  // a fixed time.
+  const Time spin = cfg.fallback == SpinFallback::kEvent ? innodb_spin(cfg, *rng_)
+                    : cfg.tas_round_ns > 0               ? x.spins_per_delay * cfg.tas_round_ns
+                                                         : cfg.spin_ns;
   if (spin == 0) {
     spin_attempt_failed(cpu, t, x);
     return StepResult::kStop;
@@ -414,7 +436,14 @@ void Engine::spin_unlock(Task& t, int32_t l) {
     throw WorkloadError(fmt::format("task {} unlocks spinlock '{}', which it does not hold", t.name,
                                     workload_.spinlocks.names[l]));
   lock.owner = kNoTask;
-  // A spinner that is on a CPU right now sees the lock free first.
+  // InnoDB's mutex_exit frees the word first, then os_event_set broadcasts: every kEvent
+  // waiter wakes without the lock and starts its acquisition over (os0sync.c, 5.1.45 and
+  // 5.0.96 as above). Taken out now, woken last, after the lock has found its taker.
+  std::vector<TaskId> event_waiters = std::move(lock.event_waiters);
+  lock.event_waiters.clear();
+  // A spinner that is on a CPU right now sees the lock free first; else a kBlock waiter
+  // is handed it (so a kBlock waiter goes before woken kEvent waiters on a shared lock).
+  bool taken = false;
   for (auto it = lock.spinners.begin(); it != lock.spinners.end(); ++it) {
     Task& s = tasks_[*it];
     if (!s.on_cpu || s.id == t.id) continue;
@@ -423,14 +452,16 @@ void Engine::spin_unlock(Task& t, int32_t l) {
     account(s.cpu);
     execs_[s.id].spin_left = 0;
     arm_burst(s.cpu);
-    return;
+    taken = true;
+    break;
   }
-  if (!lock.blocked.empty()) {
+  if (!taken && !lock.blocked.empty()) {
     const TaskId next = lock.blocked.front();
     lock.blocked.pop_front();
     lock.owner = next;
     wake(tasks_[next], WakeInfo{WakeKind::kWakeup, t.cpu, false}, t.id);
   }
+  for (TaskId id : event_waiters) wake(tasks_[id], WakeInfo{WakeKind::kWakeup, t.cpu, false}, t.id);
 }
 
 void Engine::spin_attempt_failed(CpuId cpu, Task& t, Exec& x) {
@@ -447,6 +478,14 @@ void Engine::spin_attempt_failed(CpuId cpu, Task& t, Exec& x) {
   x.spin_yields = 0;
   if (cfg.fallback == SpinFallback::kBlock) {
     lock.blocked.push_back(t.id);
+    block(t, BlockReason::kSpinBlock, s.object);
+    return;
+  }
+  // InnoDB: wait on the lock's event (sync_array_wait_event). The per-attempt counters are
+  // zero, so the wake-up starts a fresh spin and a fresh yield. The 4 test-and-sets
+  // between reserving the cell and waiting are folded into the one just made.
+  if (cfg.fallback == SpinFallback::kEvent) {
+    lock.event_waiters.push_back(t.id);
     block(t, BlockReason::kSpinBlock, s.object);
     return;
   }

@@ -48,8 +48,9 @@ struct TimerState {
 
 struct SpinLockState {
   TaskId owner = kNoTask;
-  std::vector<TaskId> spinners;  // tasks in a spin burst, in the order they began
-  std::deque<TaskId> blocked;    // tasks that gave up spinning and block
+  std::vector<TaskId> spinners;       // tasks in a spin burst, in the order they began
+  std::deque<TaskId> blocked;         // tasks that gave up spinning and block (kBlock)
+  std::vector<TaskId> event_waiters;  // kEvent: blocked on the lock's event, woken all at once
 };
 
 struct SyncObjects {

@@ -62,8 +62,13 @@ struct Step {
                           // and waits again if it is not met
 };
 
-// What to do once a spinlock's spinning has failed (docs/workloads/oltp.md).
-enum class SpinFallback : uint8_t { kSleep, kBlock };
+// What to do once a spinlock's spinning has failed (docs/workloads/oltp.md). kSleep:
+// PostgreSQL's s_lock back-off. kBlock: block until the unlock hands the lock over (a
+// futex-style queue). kEvent: InnoDB 5.0/5.1's mutex_spin_wait: spin_rounds random delay
+// rounds, yield_rounds sched_yields each followed by one test-and-set, then block on the
+// lock's event; every unlock wakes all such waiters and gives none the lock, and each
+// starts its acquisition over.
+enum class SpinFallback : uint8_t { kSleep, kBlock, kEvent };
 
 // Defaults: the sleep schedule is PostgreSQL 8.x s_lock.c (MIN_DELAY_USEC 1 ms,
 // MAX_DELAY_USEC 1 s, NUM_DELAYS 1000, cur_delay grows by up to 100 %). spin_ns is a
@@ -80,6 +85,12 @@ struct SpinLockConfig {
   Time tas_round_ns = 0;
   int yield_rounds = 0;  // spin-then-sched_yield rounds before the fallback
   SpinFallback fallback = SpinFallback::kSleep;
+  // kEvent's spin phase, instead of spin_ns: spin_rounds rounds, each a busy delay of
+  // uniform{0..round_delay_max} units of delay_unit_ns (InnoDB's SYNC_SPIN_ROUNDS,
+  // srv_spin_wait_delay and ut_delay's loop; the generator's defaults cite them).
+  int spin_rounds = 0;
+  int round_delay_max = 0;
+  Time delay_unit_ns = 0;
   // kSleep: PostgreSQL s_lock back-off. First sleep sleep_min_ns, each next one grows
   // by a random factor in [1, 1 + growth_max_percent/100], wrapping to the minimum once
   // past sleep_max_ns; after max_sleeps sleeps the run stops ("stuck spinlock").

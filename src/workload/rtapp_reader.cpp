@@ -526,9 +526,18 @@ class RtAppParser {
           c.yield_rounds = static_cast<int>(r_.integer_in(val, kk, 0, 1000000));
         else if (k == "fallback") {
           const std::string f = r_.string(val, kk);
-          if (f != "sleep" && f != "block") r_.fail(kk, "expected \"sleep\" or \"block\"");
-          c.fallback = f == "sleep" ? SpinFallback::kSleep : SpinFallback::kBlock;
-        } else if (k == "sleep_min_ns")
+          if (f != "sleep" && f != "block" && f != "event")
+            r_.fail(kk, "expected \"sleep\", \"block\" or \"event\"");
+          c.fallback = f == "sleep"   ? SpinFallback::kSleep
+                       : f == "block" ? SpinFallback::kBlock
+                                      : SpinFallback::kEvent;
+        } else if (k == "spin_rounds")  // event: InnoDB's spin phase
+          c.spin_rounds = static_cast<int>(r_.integer_in(val, kk, 0, 1000000));
+        else if (k == "round_delay_max")
+          c.round_delay_max = static_cast<int>(r_.integer_in(val, kk, 0, 1000000));
+        else if (k == "delay_unit_ns")
+          c.delay_unit_ns = r_.duration(val, kk, 1);
+        else if (k == "sleep_min_ns")
           c.sleep_min_ns = r_.duration(val, kk, 1);
         else if (k == "sleep_max_ns")
           c.sleep_max_ns = r_.duration(val, kk, 1);

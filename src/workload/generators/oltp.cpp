@@ -24,20 +24,31 @@
 // policy:
 //   pg_spin  PostgreSQL s_lock: spin, then sleep 1 ms growing by random(1..2) (wrapping
 //            past 1 s, "stuck spinlock" after 1000 sleeps), no yield;
-//   innodb   InnoDB's mutex: spin rounds, sched_yield, then block on an OS event;
+//   innodb   InnoDB 5.0/5.1's mutex (sync0sync.c mutex_spin_wait): 20 rounds of a random
+//            0..5 x ut_delay(1), one sched_yield, one test-and-set, then wait on the
+//            mutex's event; mutex_exit's os_event_set wakes every waiter, none handed the
+//            lock (SpinFallback::kEvent);
 //   futex    a short spin, then block with hand-off.
 // Marks: `transactions` and `read_write_requests` (sysbench's "read/write requests": the
 // SELECTs, UPDATEs, DELETEs and INSERTs, not BEGIN/COMMIT; oltp_print_stats, l.1364-1371),
 // and `queries` (every round trip). The engine counts `lock_holder_preemptions`.
 //
+// The rows: sysbench 0.4's GET_RANDOM_ID (oltp_keys.h; akopytov/sysbench branch 0.4
+// @db2d315f743b): `special` by default, 12 iterations, 1 % of the table for 75 % of the
+// draws, 10,000 rows. Each statement's id is drawn once per client and query position,
+// from a generator seeded by the scenario's seed and both numbers, so runs are
+// deterministic; the program repeats, so the distribution is across clients and
+// positions, not across one client's transactions. As in sysbench the extra index update,
+// the delete and the insert share one id, and a range query starts at its clamped id and
+// covers 100 rows (101 for DISTINCT, sysbench's off-by-one).
+//
 // Assumptions (parameters with these defaults, not measurements): client work per query
 // 20 us; server CPU per point select 50 us, per range query 200 us, per write 100 us,
 // BEGIN 10 us, COMMIT 50 us; critical sections 1 us (WAL 5 us); 16 buffer partitions;
-// spin phases of 10 us (pg_spin without LWLocks), 20 us and one yield (innodb), 1 us
-// (futex); with LWLocks one s_lock round 50 ns, 100 ns under an LWLock's mutex, a commit's
-// WAL flush 5 us, 28 leaf pages per index and 250 heap pages. The buffer
-// partition of each query is fixed per client and query position (a hash), so runs are
-// deterministic.
+// spin phases of 10 us (pg_spin without LWLocks), 1 us (futex); InnoDB's ut_delay unit
+// 20 ns; with LWLocks one s_lock round 50 ns, 100 ns under an LWLock's mutex, a commit's
+// WAL flush 5 us, 28 leaf pages per index and 250 heap pages. Without LWLocks a query's
+// buffer partition is that of its (first) row's page.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -45,6 +56,7 @@
 
 #include "workload/generators/builder.h"
 #include "workload/generators/declare.h"
+#include "workload/generators/oltp_keys.h"
 #include "workload/generators/oltp_pgsql.h"
 
 namespace schedlab {
@@ -92,7 +104,26 @@ namespace {
   X(int, leaf_pages, 28, params::range(1, 100'000), "assumption (10,000 rows)",                \
     "pgsql with lwlocks: leaf pages of each index")                                            \
   X(int, heap_pages, 250, params::range(1, 1'000'000), "assumption (10,000 rows)",             \
-    "pgsql with lwlocks: heap pages of the table")                                             \
+    "heap pages of the table (the pages a row's buffer partition follows without lwlocks)")    \
+  X(int, innodb_sync_spin_loops, 20, params::range(0, 1'000'000),                              \
+    "MySQL 5.0.96 mysqld.cc, 5.1.45 ha_innodb.cc (SYNC_SPIN_ROUNDS)",                          \
+    "innodb: spin rounds of mutex_spin_wait")                                                  \
+  X(int, innodb_spin_wait_delay, 5, params::range(0, 1'000'000),                               \
+    "srv_spin_wait_delay, hard-coded in built-in 5.0/5.1 srv0srv.c",                           \
+    "innodb: a spin round delays ut_delay(uniform 0..this)")                                   \
+  X(Time, ut_delay_unit_ns, 20, params::duration(),                                            \
+    "assumption: ut_delay's 50 dependent adds, ~50 cycles at 2.5 GHz (Q9300)",                 \
+    "innodb: the CPU time of ut_delay(1)")                                                     \
+  X(std::string, dist_type, "special", params::one_of({"special", "uniform", "gaussian"}),     \
+    "sysbench 0.4 --oltp-dist-type", "how the rows a statement touches are drawn")             \
+  X(int, dist_iter, 12, params::range(1, 100), "sysbench 0.4 --oltp-dist-iter",                \
+    "uniform draws averaged by gaussian (and special's gaussian part)")                        \
+  X(int, dist_pct, 1, params::range(0, 100), "sysbench 0.4 --oltp-dist-pct",                   \
+    "special: the hot share of the table, in percent, at its middle")                          \
+  X(int, dist_res, 75, params::range(0, 99), "sysbench 0.4 --oltp-dist-res",                   \
+    "special: the share of draws sent to the hot rows (its 100 / (100 - res) multiplier)")     \
+  X(int, table_size, 10'000, params::range(1, 10'000'000), "sysbench 0.4 --oltp-table-size",   \
+    "rows of the table, spread evenly over its pages in id order")                             \
   X(std::string, name, "oltp", params::any(), "schedlab", "prefix of task and object names")
 SCHEDLAB_DECLARE_PARAMS(OltpParams, OLTP_PARAMS)
 
@@ -101,12 +132,16 @@ void validate(const OltpParams& p, const GeneratorContext& ctx) {
     gen::reject(ctx, &OltpParams::transactions, "must be positive, or -1 for no end");
 }
 
-SpinLockConfig lock_config(const std::string& policy) {
+SpinLockConfig lock_config(const OltpParams& p, const std::string& policy) {
   SpinLockConfig c;  // PostgreSQL's s_lock back-off schedule by default
   if (policy == "innodb") {
-    c.spin_ns = 20'000;  // spin rounds then one sched_yield (an assumption for the counts)
+    // mutex_spin_wait (engine_program.cpp): the rounds, one os_thread_yield, one more
+    // test-and-set, then the event.
+    c.spin_rounds = p.innodb_sync_spin_loops;
+    c.round_delay_max = p.innodb_spin_wait_delay;
+    c.delay_unit_ns = p.ut_delay_unit_ns;
     c.yield_rounds = 1;
-    c.fallback = SpinFallback::kBlock;
+    c.fallback = SpinFallback::kEvent;
   } else if (policy == "futex") {
     c.spin_ns = 1'000;  // a short spin: an assumption
     c.fallback = SpinFallback::kBlock;
@@ -194,21 +229,57 @@ void serve(const OltpParams& p, const Locks& locks, Query query, int32_t buffer,
   }
 }
 
-void generate(const OltpParams& p, const GeneratorContext&, Workload& w) {
+// Each statement's first and last row (oltp_keys.h; see the file comment), drawn once per
+// client and position. BEGIN and COMMIT touch none (0).
+std::vector<std::pair<int64_t, int64_t>> rows(const OltpParams& p, const std::vector<Query>& txn,
+                                              uint64_t seed, size_t client) {
+  oltp::KeySettings k;
+  k.dist = p.dist_type == "uniform"    ? oltp::KeyDist::kUniform
+           : p.dist_type == "gaussian" ? oltp::KeyDist::kGaussian
+                                       : oltp::KeyDist::kSpecial;
+  k.table_size = p.table_size;
+  k.iter = p.dist_iter;
+  k.pct = p.dist_pct;
+  k.res = p.dist_res;
+  constexpr int64_t kRangeSize = 100;  // sysbench 0.4 --oltp-range-size
+  std::vector<std::pair<int64_t, int64_t>> out(txn.size(), {0, 0});
+  int ranges = 0;
+  for (size_t q = 0; q < txn.size(); ++q) {
+    if (txn[q] == Query::kBegin || txn[q] == Query::kCommit) continue;
+    // The delete and the insert reuse the id of the extra index update just before them.
+    if ((txn[q] == Query::kDelete || txn[q] == Query::kInsert) && q > 0) {
+      out[q] = out[q - 1];
+      continue;
+    }
+    Rng rng = oltp::key_rng(seed, client, q);
+    const int64_t id = oltp::draw_key(k, [&] { return rng.below(oltp::kSbRndBound); });
+    if (txn[q] != Query::kRange) {
+      out[q] = {id, id};
+      continue;
+    }
+    // The fourth range is the DISTINCT one, whose BETWEEN covers one row more.
+    const int64_t start = oltp::range_start(id, p.table_size, kRangeSize);
+    const int64_t size = ++ranges == 4 ? kRangeSize + 1 : kRangeSize;
+    out[q] = {start, std::min(start + size - 1, static_cast<int64_t>(p.table_size))};
+  }
+  return out;
+}
+
+void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
   const std::string lock_policy = p.lock_policy != "auto" ? p.lock_policy
                                   : p.variant == "pgsql"  ? "pg_spin"
                                                           : "innodb";
   const bool lwlocks = p.variant == "pgsql" && p.lwlocks;
-  w.spin_configs.push_back(lock_config(lock_policy));
+  w.spin_configs.push_back(lock_config(p, lock_policy));
   // With LWLocks, s_lock guards their state: spins_per_delay rounds, adapted per backend.
   if (lwlocks && lock_policy == "pg_spin") w.spin_configs.back().tas_round_ns = p.tas_round_ns;
   Locks locks;
   locks.config = static_cast<int64_t>(w.spin_configs.size() - 1);
   std::optional<oltp::PgLocks> pg;
   if (lwlocks) {
-    pg.emplace(w,
-               oltp::PgSettings{p.name, p.buffer_partitions, p.leaf_pages, p.heap_pages, p.hold_ns,
-                                p.wal_hold_ns, p.wal_flush_ns, p.mutex_ns, locks.config});
+    pg.emplace(
+        w, oltp::PgSettings{p.name, p.buffer_partitions, p.leaf_pages, p.heap_pages, p.table_size,
+                            p.hold_ns, p.wal_hold_ns, p.wal_flush_ns, p.mutex_ns, locks.config});
   } else {
     locks.snapshot = w.spinlocks.intern(p.name + ".snapshot");
     locks.wal = w.spinlocks.intern(p.name + ".wal");
@@ -226,6 +297,7 @@ void generate(const OltpParams& p, const GeneratorContext&, Workload& w) {
     const int32_t request = w.semaphores.intern(fmt::format("{}.{}.request", p.name, c));
     const int32_t reply = w.semaphores.intern(fmt::format("{}.{}.reply", p.name, c));
     std::vector<Step> client, server;
+    const auto ids = rows(p, txn, ctx.seed, static_cast<size_t>(c));
     for (size_t q = 0; q < txn.size(); ++q) {
       client.push_back(gen::run(p.client_ns));
       client.push_back(Step{Op::kSemPost, 0, 1, request, -1, false, true});
@@ -235,13 +307,15 @@ void generate(const OltpParams& p, const GeneratorContext&, Workload& w) {
         client.push_back(gen::mark(requests));
       server.push_back(Step{Op::kSemWait, 0, 1, request, -1, false, false});
       if (pg) {
-        pg->serve(txn[q], static_cast<size_t>(c), q, first_write == txn.begin() + q, writes,
+        pg->serve(txn[q], ids[q].first, ids[q].second, first_write == txn.begin() + q, writes,
                   server);
         server.push_back(gen::run(server_cpu(p, txn[q])));
       } else {
-        // A fixed spread of clients and query positions over the partitions (two primes).
-        const size_t partition =
-            (static_cast<size_t>(c) * 7919 + q * 104729) % locks.buffers.size();
+        // The buffer partition of the (first) row's page, the pages spread over the
+        // partitions by a multiplicative hash (as PgLocks spreads its buffers).
+        const auto page =
+            static_cast<uint64_t>(oltp::page_of(ids[q].first, p.table_size, p.heap_pages));
+        const size_t partition = (page * 2654435761u) % locks.buffers.size();
         serve(p, locks, txn[q], locks.buffers[partition], server);
       }
       server.push_back(Step{Op::kSemPost, 0, 1, reply, -1, false, true});

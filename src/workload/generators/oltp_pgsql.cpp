@@ -18,16 +18,20 @@
 //              (transam/clog.c 261), ProcArrayEndTransaction's ProcArrayLock X
 //              (procarray.c 244). Without an xid none of these (procarray.c 264-280).
 // Which pages a statement touches (a 10,000-row table: a two-level btree, so root, leaf,
-// heap), the WAL records per statement (3 for an update of the indexed k or an insert:
-// heap plus two index entries; 1 for the update of c, taken to be HOT, and the delete)
-// are the research notes' reading of the code paths, not measured; the hold times are
-// assumptions (PgSettings). Left out: the lock-manager partition locks, the buffer-header
+// heap; the row's leaf and heap page in id order, oltp_keys.h page_of: sysbench loads the
+// rows in id order, and its prepare sets k to 0 in every row, so the k index's entries,
+// all equal, are taken to lie in the same order; the index updates' k + 1 moving entries
+// to that index's end over a run is left out), the WAL records per statement (3 for an update of
+// the indexed k or an insert: heap plus two index entries; 1 for the update of c, taken to be HOT,
+// and the delete) are the research notes' reading of the code paths, not measured; the hold times
+// are assumptions (PgSettings). Left out: the lock-manager partition locks, the buffer-header
 // spinlocks, CLOG lookups of visibility checks, and row-lock waits.
 #include "workload/generators/oltp_pgsql.h"
 
 #include <fmt/format.h>
 
 #include "workload/generators/builder.h"
+#include "workload/generators/oltp_keys.h"
 #include "workload/lwlock_steps.h"
 
 namespace schedlab::oltp {
@@ -93,13 +97,14 @@ void PgLocks::snapshot(std::vector<Step>& s) const {
   section(proc_array_, LwLockMode::kShared, p_.hold_ns, s);  // PortalStart / ProcessQuery
 }
 
-void PgLocks::serve(Query query, size_t client, size_t position, bool first_write, bool writes,
+void PgLocks::serve(Query query, int64_t first, int64_t last, bool first_write, bool writes,
                     std::vector<Step>& s) const {
-  // The row a statement touches: a fixed spread of clients and positions (two primes), so
-  // that runs are deterministic.
-  const size_t key = client * 7919 + position * 104729;
-  auto leaf = [&](const std::vector<int32_t>& of) { return of[key % of.size()]; };
-  auto heap = [&](size_t i) { return heap_[(key + i) % heap_.size()]; };
+  auto leaf = [&](const std::vector<int32_t>& of, int64_t id = -1) {
+    return of[static_cast<size_t>(page_of(id < 0 ? first : id, p_.table_size, p_.leaf_pages))];
+  };
+  auto heap = [&](int64_t id = -1) {
+    return heap_[static_cast<size_t>(page_of(id < 0 ? first : id, p_.table_size, p_.heap_pages))];
+  };
   // A change to a page: its lookup, its content lock EXCLUSIVE, one WAL record inside.
   auto change = [&](int32_t page) {
     section(partition_of_[static_cast<size_t>(page)], LwLockMode::kShared, p_.hold_ns, s);
@@ -122,19 +127,23 @@ void PgLocks::serve(Query query, size_t client, size_t position, bool first_writ
       snapshot(s);
       read_page(root_, s);
       read_page(leaf(leaves_), s);
-      read_page(heap(0), s);
+      read_page(heap(), s);
       return;
-    case Query::kRange:  // 100 rows: one leaf, three heap pages
+    case Query::kRange: {  // the scan: each leaf, then the heap pages of its rows, once
       snapshot(s);
       read_page(root_, s);
-      read_page(leaf(leaves_), s);
-      for (size_t i = 0; i < 3; ++i) read_page(heap(i), s);
+      int32_t at_leaf = -1, at_heap = -1;
+      for (int64_t id = first; id <= last; ++id) {
+        if (const int32_t l = leaf(leaves_, id); l != at_leaf) read_page(at_leaf = l, s);
+        if (const int32_t h = heap(id); h != at_heap) read_page(at_heap = h, s);
+      }
       return;
+    }
     case Query::kIndexUpdate:  // a new heap tuple and an entry in both indexes
       snapshot(s);
       descend();
       xid();
-      change(heap(0));
+      change(heap());
       change(leaf(leaves_));
       change(leaf(k_leaves_));
       return;
@@ -143,12 +152,12 @@ void PgLocks::serve(Query query, size_t client, size_t position, bool first_writ
       snapshot(s);
       descend();
       xid();
-      change(heap(0));
+      change(heap());
       return;
     case Query::kInsert:
       snapshot(s);
       xid();
-      change(heap(0));
+      change(heap());
       change(leaf(leaves_));
       change(leaf(k_leaves_));
       return;

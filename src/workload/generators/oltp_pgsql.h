@@ -28,6 +28,7 @@ struct PgSettings {
   int buffer_partitions;  // NUM_BUFFER_PARTITIONS
   int leaf_pages;         // index leaf pages a key falls on
   int heap_pages;         // heap pages a row falls on
+  int64_t table_size;     // rows, spread evenly over both in id order (oltp_keys.h page_of)
   Time hold_ns;           // under a ProcArrayLock, buffer-mapping, content or CLOG lock
   Time wal_hold_ns;       // under WALInsertLock, per WAL record
   Time wal_flush_ns;      // under WALWriteLock at commit
@@ -38,9 +39,10 @@ struct PgSettings {
 class PgLocks {
  public:
   PgLocks(Workload& w, PgSettings settings);
-  // The server's LWLocks for statement `query` at position `position` of client `client`'s
-  // transaction; `writes` says whether the transaction writes (its COMMIT then has an xid).
-  void serve(Query query, size_t client, size_t position, bool first_write, bool writes,
+  // The server's LWLocks for statement `query` on rows first..last (one row but for a
+  // range query; BEGIN and COMMIT ignore them); `writes` says whether the transaction writes
+  // (its COMMIT then has an xid).
+  void serve(Query query, int64_t first, int64_t last, bool first_write, bool writes,
              std::vector<Step>& s) const;
 
  private:
