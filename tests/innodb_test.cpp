@@ -6,20 +6,12 @@
 #include <vector>
 
 #include "harness.h"
+#include "scenario_text.h"
 #include "util/error.h"
 #include "workload/generators/oltp_keys.h"
 
 namespace schedlab::test {
 namespace {
-
-// A scenario of `cpus` CPUs (1000 Hz) and the tasks' JSON.
-std::string scenario(int cpus, const std::string& tasks) {
-  std::string s = R"({"machine": {"cpus": )";
-  s += std::to_string(cpus);
-  s += R"(, "hz": 1000}, )";
-  s += tasks;
-  return s;
-}
 
 std::vector<Time> times_of(const RunOutput& r, const std::string& name, EventType type) {
   const TaskId id = r.task(name).tid;

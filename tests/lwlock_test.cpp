@@ -11,20 +11,11 @@
 #include <vector>
 
 #include "harness.h"
+#include "scenario_text.h"
 #include "util/error.h"
 
 namespace schedlab::test {
 namespace {
-
-// A scenario of `cpus` CPUs (1000 Hz) and the tasks' JSON (built by appending: GCC 12
-// warns falsely on a string literal + std::string here).
-std::string scenario(int cpus, const std::string& tasks) {
-  std::string s = R"({"machine": {"cpus": )";
-  s += std::to_string(cpus);
-  s += R"(, "hz": 1000}, )";
-  s += tasks;
-  return s;
-}
 
 // When the task exited, and when it blocked queued on an LWLock.
 Time exit_ns(const RunOutput& r, const std::string& name) {

@@ -347,15 +347,7 @@ void Cfs::check_preempt_wakeup_2632(CpuId cpu, Task& curr_task, Task& woken_task
   if (p_.NEXT_BUDDY && scale && how.kind != WakeKind::kFork && not_idle_woken)
     rq.next = woken_task.id;
   if (!wakeup_may_preempt(cpu, curr_task, woken_task)) return;
-  if ((p_.WAKEUP_SYNC && sync) || (p_.WAKEUP_OVERLAP && overlapping(curr, woken))) {
-    ctx_->resched(cpu);
-    return;
-  }
-  if (p_.WAKEUP_RUNNING && woken.avg_running < curr.avg_running) {
-    if (not_idle_woken) rq.next = woken_task.id;
-    ctx_->resched(cpu);
-    return;
-  }
+  if (forced_preemption(cpu, curr_task, woken_task, sync)) return;
   if (!p_.WAKEUP_PREEMPT) return;
   if (wakeup_preempt_entity(curr, woken, rq) == 1) {
     ctx_->resched(cpu);
@@ -379,17 +371,28 @@ void Cfs::check_preempt_wakeup_tip(CpuId cpu, Task& curr_task, Task& woken_task,
   if (p_.LAST_BUDDY && curr.on_rq && curr_task.policy != SchedPolicy::kIdle) rq.last = curr_task.id;
   if (p_.NEXT_BUDDY && how.kind != WakeKind::kFork && not_idle_woken) rq.next = woken_task.id;
   if (!wakeup_may_preempt(cpu, curr_task, woken_task)) return;
-  if ((p_.WAKEUP_SYNC && sync) || (p_.WAKEUP_OVERLAP && overlapping(curr, woken))) {
-    ctx_->resched(cpu);
-    return;
-  }
-  if (p_.WAKEUP_RUNNING && woken.avg_running < curr.avg_running) {
-    if (not_idle_woken) rq.next = woken_task.id;
-    ctx_->resched(cpu);
-    return;
-  }
+  if (forced_preemption(cpu, curr_task, woken_task, sync)) return;
   if (!p_.WAKEUP_PREEMPT) return;
   if (wakeup_preempt_entity(curr, woken, rq) == 1) ctx_->resched(cpu);
+}
+
+// The tests 2.6.32 and -tip make before wakeup_preempt_entity(): a sync wake-up
+// (WAKEUP_SYNC), two briefly overlapping tasks (WAKEUP_OVERLAP), a woken task with
+// shorter runs (WAKEUP_RUNNING, which also makes it the next buddy). True when one
+// preempted.
+bool Cfs::forced_preemption(CpuId cpu, Task& curr_task, Task& woken_task, bool sync) {
+  const Entity& curr = q_[curr_task.id];
+  const Entity& woken = q_[woken_task.id];
+  if ((p_.WAKEUP_SYNC && sync) || (p_.WAKEUP_OVERLAP && overlapping(curr, woken))) {
+    ctx_->resched(cpu);
+    return true;
+  }
+  if (p_.WAKEUP_RUNNING && woken.avg_running < curr.avg_running) {
+    if (woken_task.policy != SchedPolicy::kIdle) q_.rq(cpu).next = woken_task.id;
+    ctx_->resched(cpu);
+    return true;
+  }
+  return false;
 }
 
 // check_preempt_tick(): the slice is over (2.6.32 also: the task ran at least

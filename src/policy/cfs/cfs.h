@@ -109,6 +109,7 @@ class Cfs final : public SchedClass {
   void check_preempt_wakeup_2631(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how);
   void check_preempt_wakeup_2632(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how);
   void check_preempt_wakeup_tip(CpuId cpu, Task& curr, Task& woken, const WakeInfo& how);
+  bool forced_preemption(CpuId cpu, Task& curr, Task& woken, bool sync);
   void check_preempt_tick(CpuId cpu, Entity& curr);
   // choosing a CPU
   void record_wakeup_by(TaskId waker);
