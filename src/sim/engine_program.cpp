@@ -436,11 +436,6 @@ void Engine::spin_unlock(Task& t, int32_t l) {
     throw WorkloadError(fmt::format("task {} unlocks spinlock '{}', which it does not hold", t.name,
                                     workload_.spinlocks.names[l]));
   lock.owner = kNoTask;
-  // InnoDB's mutex_exit frees the word first, then os_event_set broadcasts: every kEvent
-  // waiter wakes without the lock and starts its acquisition over (os0sync.c, 5.1.45 and
-  // 5.0.96 as above). Taken out now, woken last, after the lock has found its taker.
-  std::vector<TaskId> event_waiters = std::move(lock.event_waiters);
-  lock.event_waiters.clear();
   // A spinner that is on a CPU right now sees the lock free first; else a kBlock waiter
   // is handed it (so a kBlock waiter goes before woken kEvent waiters on a shared lock).
   bool taken = false;
@@ -461,7 +456,15 @@ void Engine::spin_unlock(Task& t, int32_t l) {
     lock.owner = next;
     wake(tasks_[next], WakeInfo{WakeKind::kWakeup, t.cpu, false}, t.id);
   }
-  for (TaskId id : event_waiters) wake(tasks_[id], WakeInfo{WakeKind::kWakeup, t.cpu, false}, t.id);
+  // InnoDB's mutex_exit frees the word first, then os_event_set broadcasts: every kEvent
+  // waiter wakes without the lock and starts its acquisition over (os0sync.c, 5.1.45 and
+  // 5.0.96 as above), after the lock has found its taker. Woken in place and erased after,
+  // so the list keeps its capacity on this path taken at every unlock.
+  const size_t sleepers = lock.event_waiters.size();
+  for (size_t i = 0; i < sleepers; ++i)
+    wake(tasks_[lock.event_waiters[i]], WakeInfo{WakeKind::kWakeup, t.cpu, false}, t.id);
+  lock.event_waiters.erase(lock.event_waiters.begin(),
+                           lock.event_waiters.begin() + static_cast<std::ptrdiff_t>(sleepers));
 }
 
 void Engine::spin_attempt_failed(CpuId cpu, Task& t, Exec& x) {
