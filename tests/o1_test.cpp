@@ -72,7 +72,8 @@ TEST(O1, AnInteractiveSleeperKeepsItsBonusAndStaysActiveWhileAHogExpires) {
   EXPECT_EQ(s.policy->check_invariants(), "");
 }
 
-// Two interactive tasks hand the CPU to each other through semaphores, so one is always
+// Two interactive tasks hand the CPU to each other through semaphores (sync posts, as a
+// pipe write before a read: the woken one does not preempt the poster), so one is always
 // runnable; a hog, once expired, waits. After a 1 s nap (bonus 7) the pair runs from
 // 1.1 s. Each expires after 100 ms of its own running; the first expiry (about 1.29 s)
 // starts the starvation clock, and once more than STARVATION_LIMIT (1 s) x nr_running
@@ -82,9 +83,11 @@ TEST(O1, TheStarvationLimitSendsInteractiveTasksToTheExpiredArray) {
   const std::string scenario = R"({"machine": {"cpus": 1, "hz": 1000}, "tasks": {
       "h": {"loop": -1, "run": 100000},
       "i1": {"loop": -1, "phases": {"nap": {"loop": 1, "sleep": 1000000},
-             "work": {"loop": 1000000, "run": 10000, "sem_post": "s2", "sem_wait": "s1"}}},
+             "work": {"loop": 1000000, "run": 10000, "sem_post": {"ref": "s2", "sync": true},
+                      "sem_wait": "s1"}}},
       "i2": {"loop": -1, "phases": {"nap": {"loop": 1, "sleep": 1000000},
-             "work": {"loop": 1000000, "sem_wait": "s2", "run": 10000, "sem_post": "s1"}}}}})";
+             "work": {"loop": 1000000, "sem_wait": "s2", "run": 10000,
+                      "sem_post": {"ref": "s1", "sync": true}}}}}})";
   auto hog_runs_after = [&](const char* limit) {
     ScenarioOverrides o;
     o.policy = "o1";

@@ -188,6 +188,19 @@ TEST(Schedules, ResumeWithNobodySuspendedIsLost) {
                WorkloadError);
 }
 
+// A wake-up that preempts its waker takes effect at the return of the waker's system call,
+// before its next step: L's first resume wakes H, which runs and suspends on "r" before L
+// resumes "r" (were L to go on first, that resume would be lost and H never woken).
+TEST(Schedules, AWakerPreemptedByItsWakeUpStopsBeforeItsNextStep) {
+  const RunOutput r = run_text("{" + machine(1) + R"("tasks": {
+      "H": {"loop": 1, "policy": "SCHED_FIFO", "priority": 50, "suspend": "q", "suspend2": "r",
+            "run": 5000},
+      "L": {"loop": 1, "policy": "SCHED_FIFO", "priority": 10, "delay": 1000, "resume": "q",
+            "resume2": "r", "run": 5000}}})");
+  EXPECT_EQ(r.switch_ins(),
+            (Lines{"0 0 H", "0 0 idle", "1 0 L", "1 0 H", "1 0 L", "1 0 H", "6 0 L", "11 0 idle"}));
+}
+
 TEST(Schedules, ForkStartsANamedInstanceOfATemplate) {
   const RunOutput r = run_text("{" + machine(1) + R"("tasks": {
       "parent": {"loop": 1, "run": 1000, "fork": "child", "run2": 1000},

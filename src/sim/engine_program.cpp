@@ -62,6 +62,11 @@ void Engine::advance_program(CpuId cpu) {
           "task {} makes no progress at {} ns: its program loops without consuming time", t.name,
           now_));
     if (execute_step(cpu, t, x, s) == StepResult::kStop) return;
+    // A step that woke a task which preempts this one was a system call: the kernel
+    // switches at its return to user space, before the next step (a re-taken lock, a
+    // second post), and this task goes on from there when it runs again. A reschedule
+    // still on its way (an IPI, a system call's return cost) leaves it running meanwhile.
+    if (cpus_[cpu].need_resched && !cpus_[cpu].ipi_pending) return;
   }
 }
 
