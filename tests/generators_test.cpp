@@ -560,6 +560,69 @@ TEST(Desktop, Glitch1BatchesLinesPerRedrawAsParameterised) {
   }
 }
 
+// The DRM hardware lock: with glxgears' whole frame in locked sections (6 x 100 us) and
+// X serving every copy (2 ms) under the lock, glxgears and X never run at once, so on two
+// CPUs their CPU times add up to at most the run's second; without the lock both run
+// nearly all the time.
+TEST(Desktop, Glitch1GlxgearsCannotDrawWhileXHoldsTheDriLock) {
+  ScenarioOverrides o;
+  o.duration_s = 1;
+  o.policy = "cfs-2.6.32";
+  constexpr const char* text = R"({{"machine": {{"cpus": 2}}, "workload": {{
+      "generator": "glitch1", "xterms": 1, "scroll": "line", "x_ns": 2000000,
+      "frame_ns": 600000, "locked_ns": 100000, "dri_lock": {}}}}})";
+  const RunOutput locked = run_text(fmt::format(fmt::runtime(text), "true"), o);
+  const RunOutput free = run_text(fmt::format(fmt::runtime(text), "false"), o);
+  const auto both = [](const RunOutput& r) {
+    return r.task("glxgears").cpu_time_ns + r.task("X").cpu_time_ns;
+  };
+  EXPECT_LE(both(locked), 1'000'000'000);
+  EXPECT_GT(locked.metrics.marks.at("gears_frames").count, 100u);  // it still draws
+  EXPECT_GT(locked.metrics.marks.at("redraws").count, 50u);        // and X serves
+  EXPECT_GT(both(free), 1'500'000'000);
+}
+
+// xterm's CopyWait: before each copy it waits until X has served the previous one, so a
+// line-mode xterm is never more than one line ahead of X (and a jump-scroll xterm one
+// batch), however slow X is (20 ms a copy here, at nice 19 beside glxgears).
+TEST(Desktop, Glitch1XtermWaitsForXToServeItsPreviousCopy) {
+  ScenarioOverrides o;
+  o.duration_s = 2;
+  o.policy = "cfs-2.6.23";
+  for (const auto& [mode, per] : {std::pair{"line", 1u}, std::pair{"jump", 8u}}) {
+    const RunOutput r = run_text(fmt::format(R"({{"machine": {{"cpus": 1}}, "workload": {{
+        "generator": "glitch1", "xterms": 1, "scroll": "{}", "batch": 8, "x_nice": 19,
+        "x_ns": 20000000}}}})",
+                                             mode),
+                                 o);
+    const uint64_t lines = r.metrics.marks.at("lines").count;
+    const uint64_t redraws = r.metrics.marks.at("redraws").count;
+    EXPECT_GT(redraws, 5u) << mode;
+    EXPECT_LE(lines, (redraws + 1) * per) << mode;
+    EXPECT_GE(lines, redraws * per) << mode;
+  }
+}
+
+// glxgears' frame as Mesa 6.5.3's r200 driver runs it: three locked sections, the
+// unlocked drawing, three more, the frame's mark and sched_yield().
+TEST(Desktop, Glitch1FrameTakesTheLockSixTimesAndYields) {
+  const Scenario sc = scenario_from_text(
+      R"({"machine": {"cpus": 1}, "workload": {"generator": "glitch1", "xterms": 0}})", "w.json");
+  const Workload& w = sc.workload;
+  ASSERT_EQ(w.tasks.size(), 1u);
+  std::vector<Op> ops;
+  for (const Step& s : w.tasks[0].phases.front().steps) ops.push_back(s.op);
+  const std::vector<Op> locked{Op::kSpinLock, Op::kRun, Op::kSpinUnlock};
+  std::vector<Op> expected;
+  for (int i = 0; i < 3; ++i) expected.insert(expected.end(), locked.begin(), locked.end());
+  expected.push_back(Op::kRun);
+  for (int i = 0; i < 3; ++i) expected.insert(expected.end(), locked.begin(), locked.end());
+  expected.push_back(Op::kMark);
+  expected.push_back(Op::kYield);
+  EXPECT_EQ(ops, expected);
+  EXPECT_EQ(w.tasks[0].phases.front().steps[9].duration_ns, 666'667 - 6 * 20'000);
+}
+
 // mplayer alone: a 1 s movie at 25 fps is 50 audio periods of 20 ms; each takes 0.5 ms
 // to decode, so the card never runs dry: the last period is fed at 980 ms and has played
 // at 1000 ms, and the drain waits one more period: movie_done at 1020 ms, 25 frames.

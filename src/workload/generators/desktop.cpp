@@ -93,74 +93,152 @@ void generate_konsole(const KonsoleParams& p, const GeneratorContext&, Workload&
 }
 
 // glitch1.sh (2007): `xterms` terminals, each fed by a shell loop printing text, and
-// glxgears, on one X server (docs/workloads/desktop.md; a reconstruction):
-// - a producer per xterm writes a line (`line_ns`) into its pty, blocking when the pty
+// glxgears, on one X server with a DRI1 driver (docs/workloads/desktop.md; the script
+// was not found, the programs' rules are read from their sources of April 2007):
+// - a shell per xterm writes a line (`line_ns`) into its pty, blocking when the pty
 //   holds `pty_lines`;
-// - the xterm takes `batch` lines at once in jump mode (1 in line mode, `scroll`), parses
-//   them (`parse_ns` per line), sends X one redraw request (asynchronous: no reply), and
-//   frees the pty; mark `lines`;
-// - X (at `x_nice`) serves redraws in arrival order, `x_ns` each; mark `redraws`;
-// - glxgears draws frames of `frame_ns` (1500 fps alone) through the kernel's 3D driver,
-//   without X, as on E5's machine (the indirect path through X is not modelled); mark
-//   `gears_frames`.
+// - the xterm reads `batch` lines (a screenful) at once and parses them (`parse_ns` per
+//   line). Jump scroll sends X one copy of the window for the whole batch, line mode
+//   (`scroll`) one copy per line; before each copy it waits until X has served its
+//   previous one (xterm-225 util.c CopyWait: the NoExpose of the last copy);
+// - X (at `x_nice`) serves each copy in `x_ns` holding the DRM hardware lock, which the
+//   server takes in its wakeup handler and drops in its block handler (xorg-server
+//   1.3.0.0 hw/xfree86/dri/dri.c:1399, 1432);
+// - glxgears (`frame_ns` of CPU a frame, 1500 fps alone) takes the lock `lock_cycles`
+//   times a frame (Mesa 6.5.3 r200: three in r200Clear, three in the swap), each for
+//   `locked_ns` of its frame's CPU, and calls sched_yield() after every swap
+//   (r200_ioctl.c:513).
+// The DRM lock is taken by a compare-and-swap or else by sleeping in the kernel; an
+// unlock wakes every sleeper and hands the lock to none (drm_lock.c of 2.6.20): a
+// spinlock that never spins and waits on an event.
 #define GLITCH1_PARAMS(X)                                                                     \
   X(int, xterms, 3, params::range(0, 256), "assumption", "xterms, each fed by its own shell") \
-  X(std::string, scroll, "jump", params::one_of({"jump", "line"}), "E5",                      \
-    "jump: an xterm redraws `batch` lines at once; line: every line")                         \
-  X(int, batch, 24, params::range(1, 100'000), "assumption", "lines per redraw in jump mode") \
-  X(int, pty_lines, 64, params::range(1, 1'000'000), "assumption",                            \
+  X(std::string, scroll, "jump", params::one_of({"jump", "line"}),                            \
+    "E5; xterm-225 jumpScroll (on by default)",                                               \
+    "jump: one copy per `batch` lines; line: one copy per line")                              \
+  X(int, batch, 24, params::range(1, 100'000), "assumption (a screenful)",                    \
+    "lines an xterm reads and parses at once")                                                \
+  X(int, pty_lines, 64, params::range(1, 1'000'000),                                          \
+    "2.6.20 N_TTY_BUF_SIZE 4096 bytes; 64-byte lines an assumption",                          \
     "lines a pty holds before its shell blocks")                                              \
   X(int, x_nice, 0, params::range(-20, 19), "E5 (-19 to 19)", "nice level of X")              \
   X(Time, line_ns, 20'000, params::duration(), "assumption", "a shell's CPU per line")        \
   X(Time, parse_ns, 30'000, params::duration(), "assumption", "an xterm's CPU per line")      \
-  X(Time, x_ns, 300'000, params::duration(), "assumption", "X's CPU per redraw")              \
+  X(Time, x_ns, 300'000, params::duration(), "assumption", "X's CPU per copy")                \
   X(Time, frame_ns, 666'667, params::duration(), "E5: about 1500 fps alone",                  \
-    "glxgears' CPU per frame")                                                                \
+    "glxgears' CPU per frame, its locked sections included")                                  \
   X(bool, dri, true, params::any(), "E5: an in-kernel 3D driver",                             \
-    "glxgears renders directly; drawing through X is not modelled")
+    "glxgears renders directly; drawing through X is not modelled")                           \
+  X(bool, dri_lock, true, params::any(), "Mesa 6.5.3 r200_lock.h; xorg-server 1.3 dri.c",     \
+    "glxgears and X share the DRM hardware lock")                                             \
+  X(int, lock_cycles, 6, params::range(1, 1000), "Mesa 6.5.3 r200_ioctl.c",                   \
+    "times glxgears takes the lock per frame")                                                \
+  X(Time, locked_ns, 20'000, params::duration(), "assumption",                                \
+    "glxgears' CPU per locked section (an ioctl and its set-up)")                             \
+  X(bool, yield, true, params::any(), "Mesa 6.5.3 r200_ioctl.c:513",                          \
+    "glxgears calls sched_yield() after every swap")
 SCHEDLAB_DECLARE_PARAMS(Glitch1Params, GLITCH1_PARAMS)
 
 void validate_glitch1(const Glitch1Params& p, const GeneratorContext& ctx) {
   if (!p.dri)
     gen::reject(ctx, &Glitch1Params::dri,
                 "glxgears drawing through X (no direct rendering) is not modelled");
+  if (p.dri_lock && p.locked_ns * p.lock_cycles > p.frame_ns)
+    gen::reject(ctx, &Glitch1Params::locked_ns,
+                fmt::format("{} locked sections of {} ns exceed the frame's {} ns", p.lock_cycles,
+                            p.locked_ns, p.frame_ns));
+}
+
+// The DRM hardware lock: one compare-and-swap, else sleep in the kernel until an unlock
+// wakes every sleeper to try again (no spinning, no hand-off).
+SpinLockConfig drm_lock_config() {
+  SpinLockConfig c;
+  c.spin_ns = 0;
+  c.fallback = SpinFallback::kEvent;
+  return c;
+}
+
+Step sem_wait(int32_t sem, int64_t n = 1) {
+  return Step{Op::kSemWait, 0, n, sem, -1, false, false};
+}
+Step sem_post(int32_t sem, int64_t n = 1) {
+  return Step{Op::kSemPost, 0, n, sem, -1, false, false};
+}
+
+void set_initial(Workload& w, int32_t sem, int64_t value) {
+  if (static_cast<size_t>(sem) >= w.semaphore_initial.size())
+    w.semaphore_initial.resize(static_cast<size_t>(sem) + 1, 0);
+  w.semaphore_initial[static_cast<size_t>(sem)] = value;
 }
 
 void generate_glitch1(const Glitch1Params& p, const GeneratorContext&, Workload& w) {
-  const int per_redraw = p.scroll == "jump" ? std::min(p.batch, p.pty_lines) : 1;
-  const int32_t requests = w.semaphores.intern("X.redraws");
+  const int per_read = std::min(p.batch, p.pty_lines);
+  const int copies_per_read = p.scroll == "jump" ? 1 : per_read;
+  const int lines_per_copy = per_read / copies_per_read;
+  const int32_t requests = w.semaphores.intern("X.copies");
+  // What X has served: each xterm may have one copy in flight. The credits are pooled
+  // (an xterm may go on with another's credit): the model has no per-client reply.
+  const int32_t served = w.semaphores.intern("X.served");
+  set_initial(w, served, p.xterms);
   const int32_t lines = w.marks.intern("lines");
   const int32_t redraws = w.marks.intern("redraws");
   const int32_t frames = w.marks.intern("gears_frames");
+  int32_t dri = -1;
+  int64_t dri_config = 0;
+  if (p.dri_lock) {
+    dri = w.spinlocks.intern("dri.lock");
+    w.spin_configs.push_back(drm_lock_config());
+    dri_config = static_cast<int64_t>(w.spin_configs.size() - 1);
+  }
+  const auto locked = [&](std::vector<Step>& steps, std::vector<Step> inside) {
+    if (dri < 0) {
+      steps.insert(steps.end(), inside.begin(), inside.end());
+      return;
+    }
+    steps.push_back(Step{Op::kSpinLock, 0, dri_config, dri, -1, false, false});
+    steps.insert(steps.end(), inside.begin(), inside.end());
+    steps.push_back(Step{Op::kSpinUnlock, 0, 0, dri, -1, false, false});
+  };
   for (int k = 0; k < p.xterms; ++k) {
     const int32_t pty = w.semaphores.intern(fmt::format("pty{}.lines", k));
     const int32_t space = w.semaphores.intern(fmt::format("pty{}.space", k));
-    if (static_cast<size_t>(space) >= w.semaphore_initial.size())
-      w.semaphore_initial.resize(static_cast<size_t>(space) + 1, 0);
-    w.semaphore_initial[static_cast<size_t>(space)] = p.pty_lines;
-    TaskSpec producer =
-        gen::one_shot(fmt::format("shell{}", k), 1,
-                      {Step{Op::kSemWait, 0, 1, space, -1, false, false}, gen::run(p.line_ns),
-                       Step{Op::kSemPost, 0, 1, pty, -1, false, false}});
+    set_initial(w, space, p.pty_lines);
+    TaskSpec producer = gen::one_shot(fmt::format("shell{}", k), 1,
+                                      {sem_wait(space), gen::run(p.line_ns), sem_post(pty)});
     producer.phases.front().loop = INT64_MAX;
     gen::add_task(w, std::move(producer));
-    TaskSpec xterm = gen::one_shot(
-        fmt::format("xterm{}", k), 1,
-        {Step{Op::kSemWait, 0, per_redraw, pty, -1, false, false},
-         gen::run(p.parse_ns * per_redraw), Step{Op::kSemPost, 0, 1, requests, -1, false, false},
-         gen::mark(lines, per_redraw), Step{Op::kSemPost, 0, per_redraw, space, -1, false, false}});
-    xterm.phases.front().loop = INT64_MAX;
-    gen::add_task(w, std::move(xterm));
+    // The read empties the pty (the shell may write again), then the lines are parsed and
+    // scrolled, each copy after X has served the previous one.
+    std::vector<Step> xterm{sem_wait(pty, per_read), sem_post(space, per_read)};
+    for (int c = 0; c < copies_per_read; ++c) {
+      xterm.push_back(gen::run(p.parse_ns * lines_per_copy));
+      xterm.push_back(sem_wait(served));
+      xterm.push_back(sem_post(requests));
+      xterm.push_back(gen::mark(lines, lines_per_copy));
+    }
+    TaskSpec t = gen::one_shot(fmt::format("xterm{}", k), 1, std::move(xterm));
+    t.phases.front().loop = INT64_MAX;
+    gen::add_task(w, std::move(t));
   }
   if (p.xterms > 0) {  // with no xterm X has nothing to do
-    TaskSpec x = gen::one_shot("X", 1,
-                               {Step{Op::kSemWait, 0, 1, requests, -1, false, false},
-                                gen::run(p.x_ns), gen::mark(redraws)},
-                               p.x_nice);
+    std::vector<Step> serve{sem_wait(requests)};
+    locked(serve, {gen::run(p.x_ns), sem_post(served), gen::mark(redraws)});
+    TaskSpec x = gen::one_shot("X", 1, std::move(serve), p.x_nice);
     x.phases.front().loop = INT64_MAX;
     gen::add_task(w, std::move(x));
   }
-  TaskSpec gears = gen::one_shot("glxgears", 1, {gen::run(p.frame_ns), gen::mark(frames)});
+  // A frame: r200Clear's three locked sections, the gears' vertices unlocked, the swap's
+  // three; then sched_yield.
+  std::vector<Step> frame;
+  const int cycles = p.dri_lock ? p.lock_cycles : 0;
+  const int before = cycles / 2;
+  const Time unlocked = p.frame_ns - cycles * p.locked_ns;
+  for (int c = 0; c < before; ++c) locked(frame, {gen::run(p.locked_ns)});
+  if (unlocked > 0) frame.push_back(gen::run(unlocked));
+  for (int c = before; c < cycles; ++c) locked(frame, {gen::run(p.locked_ns)});
+  frame.push_back(gen::mark(frames));
+  if (p.yield) frame.push_back(Step{Op::kYield, 0, 0, -1, -1, false, false});
+  TaskSpec gears = gen::one_shot("glxgears", 1, std::move(frame));
   gears.phases.front().loop = INT64_MAX;
   gen::add_task(w, std::move(gears));
 }
