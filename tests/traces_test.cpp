@@ -15,6 +15,7 @@
 #include "analysis/analyzer.h"
 #include "cli/cli.h"
 #include "host/ftrace_parser.h"
+#include "host/ftrace_record.h"
 #include "report/ftrace_writer.h"
 #include "report/json_report.h"
 #include "scenario/scenario.h"
@@ -59,6 +60,43 @@ void expect_same_metrics(const Metrics& a, const Metrics& b, const std::string& 
 // The tracefs text and trace-cmd report's default, -R, -N and -l layouts print
 // microseconds; report -t and trace.dat itself nanoseconds. Within each group the
 // metrics are identical; every layout holds the same 165 switches.
+// A trace.dat's tie at 2 ms: CPU 0 records A's switch-out as it blocks, CPU 1 records
+// B waking A, and the merge puts CPU 0 first. Whether A slept depends on what follows:
+// when A's next record is another wake-up (at 3 ms), A was asleep after the tie, which
+// only the order wake-up, then switch-out allows (the wake-up found A still on its CPU
+// and ended no sleep); when it is A's switch-in, the merged order stands (A woken from
+// the sleep it began).
+TEST(TraceFormats, ATieIsOrderedByWhetherTheTaskSleptAfterIt) {
+  const auto rec = [](Time ms, CpuId cpu, FtraceKind kind, int64_t a, int64_t b = -1) {
+    FtraceRecord r;
+    r.time = ms * kNsPerMs;
+    r.cpu = cpu;
+    r.kind = kind;
+    r.a.pid = a;
+    r.b.pid = b;
+    if (kind == FtraceKind::kSwitch && a > 0) r.prev_state = PrevState::kBlocked;
+    return r;
+  };
+  constexpr int64_t A = 10, idle = 0;
+  const auto ordered = [&](FtraceRecord after) {
+    std::vector<FtraceRecord> recs{rec(1, 0, FtraceKind::kSwitch, idle, A),
+                                   rec(2, 0, FtraceKind::kSwitch, A, idle),
+                                   rec(2, 1, FtraceKind::kWaking, A),
+                                   rec(2, 1, FtraceKind::kWakeup, A),
+                                   std::move(after),
+                                   rec(4, 0, FtraceKind::kSwitch, idle, A)};
+    order_cpu_ties(recs);
+    std::vector<FtraceKind> kinds;
+    for (size_t i = 1; i < 4; ++i) kinds.push_back(recs[i].kind);
+    return kinds;
+  };
+  using K = FtraceKind;
+  EXPECT_EQ(ordered(rec(3, 1, K::kWakeup, A)),
+            (std::vector<K>{K::kWaking, K::kWakeup, K::kSwitch}));
+  EXPECT_EQ(ordered(rec(3, 1, K::kMigrate, 99)),
+            (std::vector<K>{K::kSwitch, K::kWaking, K::kWakeup}));
+}
+
 TEST(TraceFormats, OneRecordingInEveryLayoutGivesTheSameMetrics) {
   FtraceStats base_stats;
   const Metrics base = analyze_file(kFormats + "two-loops.tracefs.txt", &base_stats);

@@ -9,7 +9,11 @@
 // task that is not asleep (nor new, with its fork or wake-up still to come) and not
 // running elsewhere, a wake-up (or its start, sched_waking) of a task that is asleep or
 // that other CPUs record nothing more of in this group, and a wake-up after its
-// sched_waking on another CPU. When no head is allowed (a trace
+// sched_waking on another CPU. One more case needs the records after the group: a task
+// woken while it blocks (the wake-up before its switch-out, which then no longer ends a
+// sleep: the kernel lets a wake-up that finds the task still on its CPU set it running)
+// is told by its next record after the group being a wake-up, which only a sleeping task
+// can have; then the wake-up comes before the switch-out. When no head is allowed (a trace
 // that lost events), the lowest CPU's head comes next, as the merge had it.
 #include <map>
 #include <set>
@@ -112,21 +116,57 @@ bool wakes(const std::vector<FtraceRecord>& group, const std::vector<CpuQueue>& 
   return false;
 }
 
-bool allowed(const FtraceRecord& r, const TaskStates& st, const std::vector<FtraceRecord>& group,
-             const std::vector<CpuQueue>& queues) {
+// A wake-up (or its start) of `pid` still to come on another CPU than `cpu`.
+bool woken_elsewhere(const std::vector<FtraceRecord>& group, const std::vector<CpuQueue>& queues,
+                     CpuId cpu, int64_t pid) {
+  return pending_elsewhere(group, queues, cpu, [pid](const FtraceRecord& r) {
+    return (r.kind == Kind::kWakeup || r.kind == Kind::kWaking) && r.a.pid == pid;
+  });
+}
+
+// The records after the group (recs from `after`) next name `pid` in a wake-up: it is
+// asleep at the group's end. Looked for within a bounded window.
+bool next_is_wakeup(const std::vector<FtraceRecord>& recs, size_t after, int64_t pid) {
+  constexpr size_t kWindow = 1 << 16;
+  for (size_t k = after; k < recs.size() && k < after + kWindow; ++k) {
+    const FtraceRecord& r = recs[k];
+    if ((r.kind == Kind::kWakeup || r.kind == Kind::kWaking) && r.a.pid == pid) return true;
+    if (is_state_record(r.kind) && (r.a.pid == pid || r.b.pid == pid)) return false;
+  }
+  return false;
+}
+
+struct Group {
+  const std::vector<FtraceRecord>& records;
+  const std::vector<CpuQueue>& queues;
+  const std::vector<FtraceRecord>& all;  // the whole trace
+  size_t after;                          // its first record after the group
+};
+
+bool allowed(const FtraceRecord& r, const TaskStates& st, const Group& g) {
   if (r.kind == Kind::kSwitch) {
+    const int64_t prev = r.a.pid;
+    // a task woken on another CPU as it blocks: the wake-up first
+    if (prev > 0 && r.prev_state != PrevState::kPreempted &&
+        woken_elsewhere(g.records, g.queues, r.cpu, prev) && next_is_wakeup(g.all, g.after, prev))
+      return false;
     const int64_t next = r.b.pid;
     if (next <= 0) return true;
     const CpuId on = st.running_on(next);
     // a task not seen before runs after its fork or wake-up in the group, if it has one
-    const bool waiting = st.asleep(next) || (!st.seen(next) && wakes(group, queues, next));
+    const bool waiting = st.asleep(next) || (!st.seen(next) && wakes(g.records, g.queues, next));
     return !waiting && (on == kNoCpu || on == r.cpu);
   }
   // a task that is not asleep is woken once what other CPUs still record of it is done
-  // (its switch-out as it blocks, or its birth)
-  if (r.kind == Kind::kWakeup && waking_elsewhere(group, queues, r.cpu, r.a.pid)) return false;
-  if (r.kind == Kind::kWakeup || r.kind == Kind::kWaking)
-    return st.asleep(r.a.pid) || !state_elsewhere(group, queues, r.cpu, r.a.pid);
+  // (its switch-out as it blocks, or its birth), unless it is woken as it blocks
+  if (r.kind == Kind::kWakeup && waking_elsewhere(g.records, g.queues, r.cpu, r.a.pid))
+    return false;
+  if (r.kind == Kind::kWakeup || r.kind == Kind::kWaking) {
+    const int64_t pid = r.a.pid;
+    if (st.asleep(pid) || !state_elsewhere(g.records, g.queues, r.cpu, pid)) return true;
+    const CpuId on = st.running_on(pid);
+    return on != kNoCpu && on != r.cpu && next_is_wakeup(g.all, g.after, pid);
+  }
   return true;
 }
 
@@ -143,8 +183,9 @@ void order_group(std::vector<FtraceRecord>& recs, size_t from, size_t to, TaskSt
   for (auto& [cpu, q] : by_cpu) queues.push_back(std::move(q));
   for (size_t out = from; out < to; ++out) {
     CpuQueue* pick = nullptr;
+    const Group g{group, queues, recs, to};
     for (CpuQueue& q : queues)
-      if (!q.empty() && allowed(group[q.items[q.next]], st, group, queues)) {
+      if (!q.empty() && allowed(group[q.items[q.next]], st, g)) {
         pick = &q;
         break;
       }
