@@ -27,10 +27,12 @@ ScenarioOverrides with_policy(const std::string& policy,
   return o;
 }
 
-// The first time (ms) the task is switched in, or -1.
-double first_run_ms(const RunOutput& r, const std::string& name) {
+// The time (ms) the task is switched in for the nth time (the first by default), or -1.
+double first_run_ms(const RunOutput& r, const std::string& name, int nth = 1) {
+  int seen = 0;
   for (const SchedEvent& e : r.events)
-    if (e.type == EventType::kSwitch && e.other != kNoTask && r.names[e.other] == name)
+    if (e.type == EventType::kSwitch && e.other != kNoTask && r.names[e.other] == name &&
+        ++seen == nth)
       return static_cast<double>(e.time) / 1e6;
   return -1;
 }
@@ -311,6 +313,49 @@ TEST(Cfs, TipOfOctober2009WakesOnTheWakersCpuWhere2632TakesAnIdleSibling) {
   EXPECT_EQ(switch_in(tip, "S", 2), (std::pair<double, CpuId>{10.1, 0}));
   EXPECT_EQ(switch_in(tip, "W", 2), (std::pair<double, CpuId>{11.1, 0}));
   EXPECT_EQ(tip.metrics.duration_ns, 31'100'000);
+}
+
+// A Q9300-like pair of cache pairs. H is pinned to CPU 0, where S last ran; W on CPU 2
+// resumes S at 10 ms. 2.6.31 pulls S to the waker's CPU (wake_affine on the package
+// level); the -tip of 10-15 September 2009 has no SD_WAKE_AFFINE there, so S stays on
+// prev, and wake_idle() (prev runs one CFS task) gives it the first idle CPU of prev's
+// cache pair, CPU 1; the -tip of October wakes it affine again, and 2.6.32.2's idle
+// sibling search takes the waker's idle sibling, CPU 3.
+TEST(Cfs, TipOfSeptember2009WakesOnAnIdleCpuOfThePrevCachePair) {
+  const std::string json =
+      R"({"machine": {"cpus": 4, "hz": 1000, "topology": {"llc": [[0, 1], [2, 3]]}},
+      "global": {"duration": 1},
+      "tasks": {"H": {"cpus": [0], "loop": 1, "run": 30000},
+                "W": {"cpus": [2], "loop": 1, "run": 10000, "resume": "S", "run": 20000},
+                "S": {"loop": 1, "phases": {"pin": {"cpus": [0], "run": 100},
+                                            "free": {"suspend": "S", "run": 1000}}}}})";
+  auto woken_on = [&](const char* preset) {
+    const RunOutput r = run_text(json, with_policy(preset));
+    int seen = 0;
+    for (const SchedEvent& e : r.events)
+      if (e.type == EventType::kSwitch && e.other != kNoTask && r.names[e.other] == "S" &&
+          ++seen == 2) {
+        EXPECT_EQ(e.time, 10'000'000) << preset;
+        return e.cpu;
+      }
+    return kNoCpu;
+  };
+  EXPECT_EQ(woken_on("cfs-2.6.31"), 2);
+  EXPECT_EQ(woken_on("cfs-tip-2009-09"), 1);
+  EXPECT_EQ(woken_on("cfs-tip-2009-10"), 2);
+  EXPECT_EQ(woken_on("cfs-2.6.32"), 3);
+}
+
+// One CPU: A runs 100 ms, B wakes from a 50.5 ms sleep. With a sleeper credit (2.6.31's
+// NEW_FAIR_SLEEPERS, 2.6.32's halved FAIR_SLEEPERS) B is placed left of A and preempts it
+// at once; the -tip of 10-15 September 2009 had turned the credit off (3f2aa307), so B
+// sits at min_vruntime, level with A, and runs at the next tick, when A's slice is over.
+TEST(Cfs, TipOfSeptember2009GivesAWakingSleeperNoCredit) {
+  const std::string json = R"({"machine": {"cpus": 1, "hz": 1000}, "global": {"duration": 1},
+      "tasks": {"A": {"loop": 1, "run": 100000}, "B": {"loop": 1, "sleep": 50500, "run": 1000}}})";
+  EXPECT_DOUBLE_EQ(first_run_ms(run_text(json, with_policy("cfs-2.6.31")), "B", 2), 50.5);
+  EXPECT_DOUBLE_EQ(first_run_ms(run_text(json, with_policy("cfs-2.6.32")), "B", 2), 50.5);
+  EXPECT_DOUBLE_EQ(first_run_ms(run_text(json, with_policy("cfs-tip-2009-09")), "B", 2), 51);
 }
 
 // One CPU (latency 5 ms, min_granularity 1 ms), A at nice 0 and B at nice 5 start at

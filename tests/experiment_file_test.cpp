@@ -149,7 +149,7 @@ TEST(ExperimentFile, TheShippedExperiments) {
   EXPECT_EQ(e3[8].id, "e3-x264-720p-medium-zerolatency-b3");
   const std::vector<ExperimentPart> e2 = experiment_parts("E2", false, dir);
   EXPECT_EQ(e2[0].repeat, 5);
-  EXPECT_EQ(e2[0].policies[1], "cfs-2.6.32:START_DEBIT=0");
+  EXPECT_EQ(e2[0].policies[1], "cfs-tip-2009-09:START_DEBIT=0");
   EXPECT_FALSE(experiment_parts("E1", true, dir)[0].published_csv.empty());
   // E1's replays of the recorded x264 (docs/replay.md) run in full only: `all --quick` is
   // unchanged by them

@@ -17,7 +17,7 @@ mkdir -p "$out"
 bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 cd "$root"
 
-policies="rr cfs-2.6.23 cfs-2.6.31 cfs-tip-2009-10 cfs-2.6.32 eevdf eevdf-6.6 eevdf-6.12 bfs bfs-0.232 bfs-0.304 bfs-0.311 o1 sd"
+policies="rr cfs-2.6.23 cfs-2.6.31 cfs-tip-2009-09 cfs-tip-2009-10 cfs-2.6.32 eevdf eevdf-6.6 eevdf-6.12 bfs bfs-0.232 bfs-0.304 bfs-0.311 o1 sd"
 run_one() {  # scenario policy
   local s="$1" p="$2" base
   base="$out/run/$(basename "$s" .json).$p"

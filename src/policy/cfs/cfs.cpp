@@ -498,17 +498,18 @@ bool Cfs::wake_affine(const balance::Domain& sd, Task& p, CpuId prev, CpuId this
 }
 
 // 2.6.31 select_task_rq_fair(): stay on prev unless wake_affine or passive balancing
-// (SD_WAKE_BALANCE) pulls the task to the waker's CPU. wake_idle() finds nothing on
-// domains without SD_WAKE_IDLE, which no default domain has, so it is left out.
+// (SD_WAKE_BALANCE) pulls the task to the waker's CPU; a task that stays goes through
+// wake_idle(), which finds nothing on domains without SD_WAKE_IDLE (2.6.31 has none).
 CpuId Cfs::select_wake_cpu_2631(Task& t, CpuId prev, CpuId this_cpu, bool sync, TaskId waker) {
-  if (prev == this_cpu || !t.allowed_on(this_cpu)) return prev;
+  const auto stay = [&] { return rel_.wake_idle ? wake_idle(t, prev) : prev; };
+  if ((prev == this_cpu && !rel_.affine_on_prev) || !t.allowed_on(this_cpu)) return stay();
   const balance::Domain* this_sd = nullptr;
   for (const balance::Domain& sd : balancer_.domains(this_cpu))
     if (sd.span.test(static_cast<size_t>(prev))) {
       this_sd = &sd;
       break;
     }
-  if (!this_sd) return prev;
+  if (!this_sd) return stay();
   const int idx = this_sd->t.wake_idx;
   const int64_t imbalance = 100 + (this_sd->t.imbalance_pct - 100) / 2;
   const int64_t load = balancer_.source_load(prev, idx);
@@ -517,7 +518,20 @@ CpuId Cfs::select_wake_cpu_2631(Task& t, CpuId prev, CpuId this_cpu, bool sync, 
       wake_affine(*this_sd, t, prev, this_cpu, sync, waker, load, this_load))
     return this_cpu;
   if (this_sd->has(balance::kSdWakeBalance) && imbalance * this_load <= 100 * load) return this_cpu;
-  return prev;
+  return stay();
+}
+
+// wake_idle() of 2.6.31's code: an idle CPU, or one already running more than one CFS
+// task, keeps the task; otherwise the first idle CPU it may use in each SD_WAKE_IDLE
+// domain of that CPU, lowest domain first, stopping at the first domain without the flag.
+CpuId Cfs::wake_idle(const Task& t, CpuId cpu) const {
+  if (ctx_->idle(cpu) || q_.rq(cpu).nr_running > 1) return cpu;
+  for (const balance::Domain& sd : balancer_.domains(cpu)) {
+    if (!sd.has(balance::kSdWakeIdle)) break;
+    const CpuId free = first_and_and(sd.span, t.allowed, ctx_->idle_cpus());
+    if (free != kNoCpu) return free;
+  }
+  return cpu;
 }
 
 // 2.6.32 select_task_rq_fair() for a wake-up: the lowest SD_WAKE_AFFINE domain of the

@@ -42,6 +42,11 @@ class Cfs final : public SchedClass {
     // 2.6.32.2 select_task_rq_fair (the stable backports a1f84a3a and fd210738): an idle
     // CPU of an SD_PREFER_SIBLING domain is preferred; vanilla 2.6.32 and -tip have none.
     bool wake_idle_search = true;
+    // -tip of 7-15 September 2009: wake_affine() is consulted also when the waker's CPU is
+    // prev (cdd2ab3d), and a task left on prev goes through wake_idle() (SD_WAKE_IDLE on
+    // MC and CPU, a8fae3ec, with CONFIG_SCHED_SMT), until c88d5910 removed both paths.
+    bool affine_on_prev = false;
+    bool wake_idle = false;
     // -tip's pick_next_entity of 14-22 October 2009 (92f6a5e3): a buddy is cleared once
     // examined, and the next buddy is tried before the last.
     bool clear_examined_buddies = false;
@@ -50,7 +55,7 @@ class Cfs final : public SchedClass {
     CpuId (Cfs::*select_wake_cpu)(Task&, CpuId, CpuId, bool, TaskId) = nullptr;
     balance::Rules balance;  // the release's balancer
   };
-  static const Release k2631, k2632, kTip200910;
+  static const Release k2631, kTip200909, k2632, kTip200910;
 
   Cfs(const CfsParams& p, const Release& release, std::vector<balance::DomainTemplate> levels);
 
@@ -116,6 +121,7 @@ class Cfs final : public SchedClass {
   bool wake_affine(const balance::Domain& sd, Task& p, CpuId prev, CpuId this_cpu, bool sync,
                    TaskId waker, int64_t load, int64_t this_load);
   CpuId select_wake_cpu_2631(Task& t, CpuId prev, CpuId this_cpu, bool sync, TaskId waker);
+  CpuId wake_idle(const Task& t, CpuId cpu) const;
   CpuId select_wake_cpu_2632(Task& t, CpuId prev, CpuId this_cpu, bool sync, TaskId waker);
 
   CfsParams p_;

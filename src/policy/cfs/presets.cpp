@@ -1,5 +1,5 @@
-// The presets cfs-2.6.31, cfs-tip-2009-10 and cfs-2.6.32: each release's row of defaults
-// (SCHED_FEAT switches, tunables, domain flags), the switches it offers in its own
+// The presets cfs-2.6.31, cfs-tip-2009-09, cfs-tip-2009-10 and cfs-2.6.32: each release's row of
+// defaults (SCHED_FEAT switches, tunables, domain flags), the switches it offers in its own
 // features.h order, its scheduling-domain initialisers, and where its code differs.
 //
 // -tip of October 2009 is v2.6.32-rc5 (mainline history, tag v2.6.32-rc5) with the two
@@ -51,6 +51,21 @@ std::vector<DomainTemplate> domains_2632() {
       {.level = Level::kCpu, .flags = upper, .cache_nice_tries = 1, .busy_idx = 2, .idle_idx = 1}};
 }
 
+// -tip of 10-15 September 2009 (e1f8450854d6, v2.6.31 with the first scheduler merge of
+// 2.6.32): SD_WAKE_AFFINE gone from the CPU level (47734f89), SD_BALANCE_NEWIDLE on MC
+// and CPU (840a0653), SD_PREFER_SIBLING (b5d978e0), SD_WAKE_IDLE on MC and CPU
+// (a8fae3ec); 2.6.31's wake and fork/exec indices 1 and the CPU level's new-idle index 2.
+std::vector<DomainTemplate> domains_tip200909() {
+  const uint32_t common = kSdLoadBalance | kSdBalanceFork | kSdBalanceExec | kSdWakeBalance;
+  std::vector<DomainTemplate> levels = sibling_mc_cpu_levels(common);
+  levels[0].flags |= kSdBalanceNewidle | kSdWakeAffine;
+  levels[1].flags |= kSdBalanceNewidle | kSdWakeAffine | kSdPreferSibling | kSdWakeIdle;
+  levels[2].flags |= kSdBalanceNewidle | kSdPreferSibling | kSdWakeIdle;
+  levels[2].idle_idx = 1;
+  levels[2].newidle_idx = 2;
+  return levels;
+}
+
 // The row of 2.6.31's defaults: the family's with 2.6.31's tunables, and off what
 // 2.6.31 lacks (its sleeper credit is NEW_FAIR_SLEEPERS, undivided).
 CfsParams defaults_2631() {
@@ -70,6 +85,21 @@ CfsParams defaults_2632() {
   CfsParams p;
   p.NEW_FAIR_SLEEPERS = false;
   p.SD_WAKE_BALANCE = false;
+  return p;
+}
+
+// -tip of 10-15 September 2009: 2.6.31's features with NEW_FAIR_SLEEPERS off (3f2aa307,
+// 10 September: no sleeper credit at all), 2.6.32's tunables and child_runs_first off
+// (172e082a, 2bba22c5), new-idle balancing and SD_PREFER_SIBLING on.
+CfsParams defaults_tip200909() {
+  CfsParams p = defaults_2631();
+  p.NEW_FAIR_SLEEPERS = false;
+  p.sched_latency_ns = 5'000'000;
+  p.sched_min_granularity_ns = 1'000'000;
+  p.sched_wakeup_granularity_ns = 1'000'000;
+  p.sched_child_runs_first = false;
+  p.SD_BALANCE_NEWIDLE = true;
+  p.SD_PREFER_SIBLING = true;
   return p;
 }
 
@@ -150,6 +180,27 @@ const Cfs::Release Cfs::k2631 = {
     .balance = {},
 };
 
+// -tip of 10-15 September 2009 (e1f8450854d6): 2.6.31's code with the fork placement of
+// b5d9d734 (the child starts from the running task's vruntime, never placed backwards),
+// wake_affine's empty-waker rule (71a29aa7), cdd2ab3d and wake_idle(), and the dynamic
+// cpu_power and SD_PREFER_SIBLING balancing of 4 September; before the wake-up rework
+// (c88d5910) and the NEXT_BUDDY switch (3cb63d52) of 15 September.
+const Cfs::Release Cfs::kTip200909 = {
+    .fork_needs_fair_curr = true,
+    .fork_from_curr = true,
+    .new_never_backwards = true,
+    .last_buddy_first = false,
+    .tick_spread_test = false,
+    .affine_empty_balanced = true,
+    .affine_on_prev = true,
+    .wake_idle = true,
+    .check_preempt_wakeup = &Cfs::check_preempt_wakeup_2631,
+    .select_wake_cpu = &Cfs::select_wake_cpu_2631,
+    .balance = {.group_power = balance::GroupPower::kSumOfCpus,
+                .round_capacity = true,
+                .prefer_sibling = true},
+};
+
 const Cfs::Release Cfs::k2632 = {
     .check_preempt_wakeup = &Cfs::check_preempt_wakeup_2632,
     .select_wake_cpu = &Cfs::select_wake_cpu_2632,
@@ -189,6 +240,15 @@ std::vector<PolicyInfo> cfs_policies() {
           "granularity, child runs first, no new-idle balancing on MC/CPU domains",
           cfs::table_2631(), cfs::defaults_2631(),
           [](const CfsParams& p) { return cfs::make(p, Cfs::k2631, cfs::domains_2631()); }),
+      declare_policy<CfsParams>(
+          "cfs-tip-2009-09",
+          "CFS of the -tip tree of 10-15 September 2009 (v2.6.31 with 2.6.32's first "
+          "scheduler merge): 5/1/1 ms, no sleeper credit, the next buddy on every wake-up, "
+          "2.6.31's wake-up CPU choice with wake_idle(), new-idle balancing",
+          cfs::table_2631(), cfs::defaults_tip200909(),
+          [](const CfsParams& p) {
+            return cfs::make(p, Cfs::kTip200909, cfs::domains_tip200909());
+          }),
       declare_policy<CfsParams>(
           "cfs-tip-2009-10",
           "CFS of the -tip tree of mid-October 2009 (v2.6.32-rc5 with 92f6a5e3): 2.6.32's "
