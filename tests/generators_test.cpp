@@ -535,7 +535,7 @@ TEST(Desktop, KonsoleIsReadyAfterItsBurstsAndRoundTrips) {
 }
 
 // glitch1: alone, glxgears draws 1500 frames a second (0.667 ms each); with one xterm in
-// jump mode every redraw request carries `batch` lines, in line mode one (under
+// jump mode every copy X serves carries `batch` lines, in line mode one (under
 // cfs-2.6.32 with X at nice -20, so that X serves every request at once).
 TEST(Desktop, Glitch1BatchesLinesPerRedrawAsParameterised) {
   ScenarioOverrides o;
@@ -725,6 +725,9 @@ TEST(Generators, ParametersAreReadInFileOrderAndCheckedByTheirDeclaration) {
   EXPECT_EQ(input_error([] { generated(R"({"generator": "schbench", "wrokers": 2})"); }),
             "w.json: workload.wrokers: unknown parameter for generator 'schbench' (it has: "
             "message_threads, workers, rounds, sleep_ns, cpu_ns, name)");
+  EXPECT_EQ(input_error([] { generated(R"({"generator": "glitch1", "locked_ns": 200000})"); }),
+            "w.json: workload.locked_ns: 6 locked sections of 200000 ns exceed the frame's "
+            "666667 ns");
   EXPECT_EQ(input_error([] {
               generated(R"([{"generator": "pert"}, {"generator": "konsole",
                                            "x_cpus": [1, 2]}])");

@@ -199,6 +199,15 @@ TEST(Schedules, AWakerPreemptedByItsWakeUpStopsBeforeItsNextStep) {
             "resume2": "r", "run": 5000}}})");
   EXPECT_EQ(r.switch_ins(),
             (Lines{"0 0 H", "0 0 idle", "1 0 L", "1 0 H", "1 0 L", "1 0 H", "6 0 L", "11 0 idle"}));
+  // With a 0.1 ms return from each wake-up's system call, L is switched out after it.
+  const RunOutput slow = run_text(R"({"machine": {"cpus": 1, "hz": 1000,
+      "wakeup_return_ns": 100000}, "tasks": {
+      "H": {"loop": 1, "policy": "SCHED_FIFO", "priority": 50, "suspend": "q", "suspend2": "r",
+            "run": 5000},
+      "L": {"loop": 1, "policy": "SCHED_FIFO", "priority": 10, "delay": 1000, "resume": "q",
+            "resume2": "r", "run": 5000}}})");
+  EXPECT_EQ(slow.switch_ins(), (Lines{"0 0 H", "0 0 idle", "1 0 L", "1.1 0 H", "1.1 0 L", "1.2 0 H",
+                                      "6.2 0 L", "11.2 0 idle"}));
 }
 
 TEST(Schedules, ForkStartsANamedInstanceOfATemplate) {

@@ -387,6 +387,7 @@ void Engine::resched(CpuId cpu) {
   const Time wake = wake_ctx_.active ? wake_delay(cpu) : 0;
   if (wake > 0) charge_ipi_send(cpu);
   if (const Time delay = std::max(wake, returning); delay > 0) {
+    c.resched_at_return = returning >= wake;
     delay_resched(cpu, delay);
     return;
   }
@@ -432,6 +433,7 @@ void Engine::schedule(CpuId cpu) {
   Cpu& c = cpus_[cpu];
   c.need_resched = false;
   c.ipi_pending = false;
+  c.resched_at_return = false;
   Task* prev = cpu_curr_[cpu];
   if (prev) {
     account(cpu);

@@ -119,6 +119,9 @@ class Engine final : public SchedContext {
     // A wake-up's reschedule on its way (wakeup_ipi_ns, idle_exit_ns): need_resched is set,
     // schedule() runs when the kIpi entry of this generation arrives.
     bool ipi_pending = false;
+    // ... and that reschedule waits only for the current task's own system-call return
+    // (wakeup_return_ns): the task makes no further step meanwhile.
+    bool resched_at_return = false;
     uint32_t ipi_generation = 0;
     int32_t slowdown_q10 = 0;    // `run` work proceeds at 1024 / (1024 + this) (co-running)
     int64_t slowdown_carry = 0;  // what the last division left, so that slowed work adds up

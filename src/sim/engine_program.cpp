@@ -64,9 +64,11 @@ void Engine::advance_program(CpuId cpu) {
     if (execute_step(cpu, t, x, s) == StepResult::kStop) return;
     // A step that woke a task which preempts this one was a system call: the kernel
     // switches at its return to user space, before the next step (a re-taken lock, a
-    // second post), and this task goes on from there when it runs again. A reschedule
-    // still on its way (an IPI, a system call's return cost) leaves it running meanwhile.
-    if (cpus_[cpu].need_resched && !cpus_[cpu].ipi_pending) return;
+    // second post), and this task goes on from there when it runs again; a return cost
+    // (wakeup_return_ns) is spent first, as the stall it is. A reschedule still on its way
+    // from another CPU (an IPI) leaves the task running meanwhile.
+    if (const Cpu& c = cpus_[cpu]; c.need_resched && (!c.ipi_pending || c.resched_at_return))
+      return;
   }
 }
 

@@ -105,7 +105,8 @@ void generate_konsole(const KonsoleParams& p, const GeneratorContext&, Workload&
 //   server takes in its wakeup handler and drops in its block handler (xorg-server
 //   1.3.0.0 hw/xfree86/dri/dri.c:1399, 1432);
 // - glxgears (`frame_ns` of CPU a frame, 1500 fps alone) takes the lock `lock_cycles`
-//   times a frame (Mesa 6.5.3 r200: three in r200Clear, three in the swap), each for
+//   times a frame (Mesa 6.5.3 r200: three in r200Clear, three in the swap; half, rounded
+//   down, before the unlocked drawing, the rest after), each for
 //   `locked_ns` of its frame's CPU, and calls sched_yield() after every swap
 //   (r200_ioctl.c:513).
 // The DRM lock is taken by a compare-and-swap or else by sleeping in the kernel; an
