@@ -190,6 +190,8 @@ TEST(MetricLabels, EveryColumnOfTheShippedScenariosIsDeclared) {
   EXPECT_EQ(metric_label("marks.transactions.interval_p95_ms").axis(),
             "95th percentile of the time between transactions (ms)");
   EXPECT_EQ(metric_label("marks.tbench_bytes.per_second").axis(), "Bytes per second (B/s)");
+  EXPECT_EQ(metric_label("marks.tbench_bytes.mb_per_second").axis(), "Megabytes per second (MB/s)");
+  EXPECT_FALSE(declared_metric_label("marks.frames.mb_per_second"));  // frames are no bytes
   EXPECT_EQ(metric_label("marks.konsole_ready.first_ms").axis(),
             "Time of the first of the konsole ready (ms)");
   EXPECT_EQ(metric_label("jain_fairness").axis(), "Jain's fairness index of CPU time");

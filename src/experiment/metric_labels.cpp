@@ -57,6 +57,8 @@ struct MarkColumn {
 const MarkColumn kMarkColumns[] = {
     {"count", "{}", ""},  // a count: no unit
     {"per_second", "{} per second", "rate"},
+    // a mark of bytes in the MB/s dbench and tbench print (10^6 bytes: dbench's MB)
+    {"mb_per_second", "Megabytes per second", "MB/s"},
     {"first_ms", "Time of the first of the {}", "ms"},
     {"interval_p95_ms", "95th percentile of the time between {}", "ms"},
 };
@@ -77,6 +79,11 @@ const MarkLabel* mark_of(const std::string& name) {
 
 }  // namespace
 
+bool counts_bytes(const std::string& mark) {
+  const MarkLabel* m = mark_of(mark);
+  return m && std::string(m->rate_unit) == "B/s";
+}
+
 std::optional<Label> declared_metric_label(const std::string& column) {
   for (const ColumnLabel& c : kColumns)
     if (column == c.column) return c.label;
@@ -88,11 +95,13 @@ std::optional<Label> declared_metric_label(const std::string& column) {
   if (!m) return std::nullopt;
   for (const MarkColumn& f : kMarkColumns) {
     if (what != f.suffix) continue;
+    if (std::string(f.suffix) == "mb_per_second" && !counts_bytes(mark)) return std::nullopt;
     std::string text = f.text;
-    const auto at = text.find("{}");
-    text.replace(at, 2, m->noun);
-    // Not first: "Time of the first of the frames".
-    if (at > 0) text[at] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[at])));
+    if (const auto at = text.find("{}"); at != std::string::npos) {
+      text.replace(at, 2, m->noun);
+      // Not first: "Time of the first of the frames".
+      if (at > 0) text[at] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[at])));
+    }
     const std::string unit = std::string(f.unit) == "rate" ? m->rate_unit : f.unit;
     return Label{text, unit};
   }

@@ -19,6 +19,8 @@ struct Label {
 std::optional<Label> declared_metric_label(const std::string& column);
 // The declared label, else the column itself.
 Label metric_label(const std::string& column);
+// A mark that counts bytes (tbench's): its sweeps also have marks.<mark>.mb_per_second.
+bool counts_bytes(const std::string& mark);
 
 // A swept axis by its name (the last component of its pointer: "threads", "x_nice"): the
 // declared label, else the name with '_' as spaces and a capital first letter.

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "analysis/analyzer.h"
+#include "experiment/metric_labels.h"
 #include "policy/registry.h"
 #include "report/json_text.h"
 #include "scenario/scenario.h"
@@ -223,6 +224,7 @@ std::vector<std::string> metric_columns(const SweepSpec& spec) {
   for (const std::string& m : s.workload.marks.names) {
     cols.push_back("marks." + m + ".count");
     cols.push_back("marks." + m + ".per_second");
+    if (counts_bytes(m)) cols.push_back("marks." + m + ".mb_per_second");
     cols.push_back("marks." + m + ".first_ms");
     cols.push_back("marks." + m + ".interval_p95_ms");
   }
@@ -283,6 +285,8 @@ RunRow run_one(const SweepSpec& spec, const Job& job) {
     const double count = it == m.marks.end() ? 0 : static_cast<double>(it->second.count);
     row.values["marks." + mark + ".count"] = count;
     row.values["marks." + mark + ".per_second"] = secs > 0 ? count / secs : 0;
+    if (counts_bytes(mark))
+      row.values["marks." + mark + ".mb_per_second"] = secs > 0 ? count / secs / 1e6 : 0;
     // When the first one happened (start-up times); empty when there was none.
     if (count > 0)
       row.values["marks." + mark + ".first_ms"] = static_cast<double>(it->second.first_ns) / 1e6;
