@@ -317,12 +317,14 @@ TEST(Scenarios, EveryShippedScenarioCompletesUnderEveryPolicy) {
     const JValue* w = probe.raw.find("workload");
     ScenarioOverrides base;
     bool endless = false;
-    // x264 shortened to 40 frames, kbuild to 12 objects; tbench and OLTP run until the
+    // x264 shortened to 40 frames, kbuild to 12 objects, VolanoMark to 5 messages a user;
+    // tbench and OLTP run until the
     // duration: 1 s here.
     auto shorten = [&](const JValue& g, const std::string& pointer) {
       const JValue* name = g.find("generator");
       if (name && name->string == "x264") base.sets.emplace_back(pointer + "/frames", "40");
       if (name && name->string == "kbuild") base.sets.emplace_back(pointer + "/objects", "12");
+      if (name && name->string == "volanomark") base.sets.emplace_back(pointer + "/messages", "5");
       static const std::set<std::string> kEndless = {"tbench", "oltp",    "messaging", "schbench",
                                                      "pert",   "konsole", "glitch1"};
       if (name && kEndless.count(name->string)) endless = true;
@@ -623,6 +625,38 @@ TEST(Desktop, Glitch1FrameTakesTheLockSixTimesAndYields) {
   EXPECT_EQ(w.tasks[0].phases.front().steps[9].duration_ns, 666'667 - 6 * 20'000);
 }
 
+// VolanoMark, one room of 3 users sending 1 message each, on as many CPUs as tasks: each
+// message goes client sender (0-20 us), server receiver (20-30 us), the 2 other members'
+// server senders (10 us a copy) and their client receivers (10 us a copy). Each server
+// sender gets two copies at 30 us and writes them one after the other (30-40, 40-50), so
+// each client receiver reads one at 40-50 and one at 50-60: 6 copies, the first
+// delivered at 50 us, the last at 60 us.
+TEST(VolanoMark, OneRoomBroadcastsEachMessageToTheOtherMembers) {
+  ScenarioOverrides o;
+  o.policy = "cfs-2.6.32";
+  const RunOutput r = run_text(R"({"machine": {"cpus": 12}, "global": {"duration": -1},
+      "workload": {"generator": "volanomark", "rooms": 1, "users": 3, "messages": 1,
+                   "yields": 0}})",
+                               o);
+  EXPECT_EQ(r.metrics.marks.at("messages").count, 6u);
+  EXPECT_EQ(r.metrics.marks.at("messages").first_ns, 50'000);
+  EXPECT_EQ(r.metrics.duration_ns, 60'000);
+  for (int u = 0; u < 3; ++u) {
+    EXPECT_EQ(r.task(fmt::format("vm-r0u{}-crecv", u)).cpu_time_ns, 20'000) << u;
+    EXPECT_EQ(r.task(fmt::format("vm-r0u{}-srecv", u)).cpu_time_ns, 10'000) << u;
+    EXPECT_EQ(r.task(fmt::format("vm-r0u{}-ssend", u)).cpu_time_ns, 20'000) << u;
+  }
+  // Four threads per connection; each server sender yields `yields` times per copy.
+  const Scenario s = scenario_from_text(R"({"machine": {"cpus": 2}, "workload": {
+      "generator": "volanomark", "rooms": 2, "users": 4}})",
+                                        "v.json");
+  EXPECT_EQ(s.workload.tasks.size(), 2u * 4u * 4u);
+  size_t yields = 0;
+  for (const TaskSpec& t : s.workload.tasks)
+    for (const Step& step : t.phases.front().steps) yields += step.op == Op::kYield;
+  EXPECT_EQ(yields, 2u * 4u * 2u);  // two in each of the 8 server senders' loop
+}
+
 // mplayer alone: a 1 s movie at 25 fps is 50 audio periods of 20 ms; each takes 0.5 ms
 // to decode, so the card never runs dry: the last period is fed at 980 ms and has played
 // at 1000 ms, and the drain waits one more period: movie_done at 1020 ms, 25 frames.
@@ -657,8 +691,9 @@ TEST(Desktop, AmarokLoadsItsCollectionSongBySongThroughMysqld) {
 
 // The registry: every generator once, in order, and each runs from its defaults alone.
 TEST(Generators, RegistryHoldsEveryGeneratorAndEachRunsOnItsDefaults) {
-  EXPECT_EQ(generator_names(), (Lines{"x264", "tbench", "hackbench", "oltp", "kbuild", "messaging",
-                                      "schbench", "pert", "konsole", "glitch1", "mediaplayer"}));
+  EXPECT_EQ(generator_names(),
+            (Lines{"x264", "tbench", "hackbench", "oltp", "kbuild", "messaging", "volanomark",
+                   "schbench", "pert", "konsole", "glitch1", "mediaplayer"}));
   for (const GeneratorInfo& g : generator_registry()) {
     EXPECT_FALSE(g.description.empty()) << g.name;
     EXPECT_FALSE(g.params.empty()) << g.name;

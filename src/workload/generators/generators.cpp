@@ -14,6 +14,7 @@ namespace schedlab {
   X(oltp)                      \
   X(kbuild)                    \
   X(messaging)                 \
+  X(volanomark)                \
   X(schbench)                  \
   X(pert)                      \
   X(konsole)                   \
