@@ -655,6 +655,15 @@ TEST(VolanoMark, OneRoomBroadcastsEachMessageToTheOtherMembers) {
   for (const TaskSpec& t : s.workload.tasks)
     for (const Step& step : t.phases.front().steps) yields += step.op == Op::kYield;
   EXPECT_EQ(yields, 2u * 4u * 2u);  // two in each of the 8 server senders' loop
+  // A server receiver posts one copy to each other member's server sender, none to its own.
+  for (const TaskSpec& t : s.workload.tasks) {
+    if (t.name != "vm-r1u2-srecv") continue;
+    std::vector<std::string> posted;
+    for (const Step& step : t.phases.front().steps)
+      if (step.op == Op::kSemPost) posted.push_back(s.workload.semaphores.names[step.object]);
+    EXPECT_EQ(posted, (std::vector<std::string>{"vm.r1u0.out", "vm.r1u1.out", "vm.r1u3.out"}));
+  }
+  EXPECT_EQ(r.task("vm-r0u0-csend").cpu_time_ns, 20'000);
 }
 
 // mplayer alone: a 1 s movie at 25 fps is 50 audio periods of 20 ms; each takes 0.5 ms
@@ -760,6 +769,10 @@ TEST(Generators, ParametersAreReadInFileOrderAndCheckedByTheirDeclaration) {
   EXPECT_EQ(input_error([] { generated(R"({"generator": "schbench", "wrokers": 2})"); }),
             "w.json: workload.wrokers: unknown parameter for generator 'schbench' (it has: "
             "message_threads, workers, rounds, sleep_ns, cpu_ns, name)");
+  EXPECT_EQ(
+      input_error([] { generated(R"({"generator": "volanomark", "rooms": 1000, "users": 300})"); }),
+      "w.json: workload.users: 1000 rooms of 300 users make 1200000 tasks, more than "
+      "1000000");
   EXPECT_EQ(input_error([] { generated(R"({"generator": "glitch1", "locked_ns": 200000})"); }),
             "w.json: workload.locked_ns: 6 locked sections of 200000 ns exceed the frame's "
             "666667 ns");

@@ -1,10 +1,11 @@
-// A many-to-many messaging load standing in for vmark (docs/workloads/messaging.md, E4): `senders`
+// A generic many-to-many messaging load (docs/workloads/messaging.md; E4's vmark is the
+// volanomark generator): `senders`
 // tasks each send messages to the `receivers` in turn (round robin, starting at its own
 // index), every message a little CPU to build, a post to the receiver's queue from that
 // sender (a sync wake-up when `sync`) and, every `batch` messages, a wait for each
 // receiver's acknowledgement of the batch; receivers serve their senders' queues in turn,
 // a message from each, spend their handling cost, and acknowledge it. Mark `messages` counts
-// messages handled, so its per_second is the throughput vmark reported.
+// messages handled, so its per_second is the load's throughput.
 //
 // Assumptions (parameters): 8 senders, 8 receivers, 5 us to build and 10 us to handle a
 // message, batches of 16, sync wake-ups on; a sender's message count per receiver is
@@ -18,8 +19,7 @@ namespace schedlab {
 namespace {
 
 #define MESSAGING_PARAMS(X)                                                                  \
-  X(int, senders, 8, params::range(1, 4096), "assumption (vmark's setup is unknown)",        \
-    "sender tasks")                                                                          \
+  X(int, senders, 8, params::range(1, 4096), "assumption", "sender tasks")                   \
   X(int, receivers, 8, params::range(1, 4096), "assumption", "receiver tasks")               \
   X(int, batch, 16, params::range(1, 1'000'000), "assumption",                               \
     "messages to each receiver between waits for their acknowledgements")                    \
@@ -81,7 +81,7 @@ void generate(const MessagingParams& p, const GeneratorContext&, Workload& w) {
 
 GeneratorInfo messaging_generator() {
   return gen::declare<MessagingParams>(
-      "messaging", "many-to-many messages in batches, standing in for vmark (E4)", generate,
+      "messaging", "many-to-many messages in batches (a generic messaging load)", generate,
       validate);
 }
 
