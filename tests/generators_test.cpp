@@ -656,13 +656,13 @@ TEST(VolanoMark, OneRoomBroadcastsEachMessageToTheOtherMembers) {
     for (const Step& step : t.phases.front().steps) yields += step.op == Op::kYield;
   EXPECT_EQ(yields, 2u * 4u * 2u);  // two in each of the 8 server senders' loop
   // A server receiver posts one copy to each other member's server sender, none to its own.
-  for (const TaskSpec& t : s.workload.tasks) {
-    if (t.name != "vm-r1u2-srecv") continue;
-    std::vector<std::string> posted;
-    for (const Step& step : t.phases.front().steps)
-      if (step.op == Op::kSemPost) posted.push_back(s.workload.semaphores.names[step.object]);
-    EXPECT_EQ(posted, (std::vector<std::string>{"vm.r1u0.out", "vm.r1u1.out", "vm.r1u3.out"}));
-  }
+  const auto receiver = std::find_if(s.workload.tasks.begin(), s.workload.tasks.end(),
+                                     [](const TaskSpec& t) { return t.name == "vm-r1u2-srecv"; });
+  ASSERT_NE(receiver, s.workload.tasks.end());
+  std::vector<std::string> posted;
+  for (const Step& step : receiver->phases.front().steps)
+    if (step.op == Op::kSemPost) posted.push_back(s.workload.semaphores.names[step.object]);
+  EXPECT_EQ(posted, (std::vector<std::string>{"vm.r1u0.out", "vm.r1u1.out", "vm.r1u3.out"}));
   EXPECT_EQ(r.task("vm-r0u0-csend").cpu_time_ns, 20'000);
 }
 

@@ -51,14 +51,15 @@ const MarkLabel kMarks[] = {
 // The families of per-mark columns: marks.<mark>.<what>.
 struct MarkColumn {
   const char* suffix;
-  const char* text;  // {} is the mark's noun
-  const char* unit;  // "" takes the mark's rate unit
+  const char* text;         // {} is the mark's noun
+  const char* unit;         // "" takes the mark's rate unit
+  bool bytes_only = false;  // only for a mark that counts bytes
 };
 const MarkColumn kMarkColumns[] = {
     {"count", "{}", ""},  // a count: no unit
     {"per_second", "{} per second", "rate"},
     // a mark of bytes in the MB/s dbench and tbench print (10^6 bytes: dbench's MB)
-    {"mb_per_second", "Megabytes per second", "MB/s"},
+    {"mb_per_second", "Megabytes per second", "MB/s", true},
     {"first_ms", "Time of the first of the {}", "ms"},
     {"interval_p95_ms", "95th percentile of the time between {}", "ms"},
 };
@@ -95,7 +96,7 @@ std::optional<Label> declared_metric_label(const std::string& column) {
   if (!m) return std::nullopt;
   for (const MarkColumn& f : kMarkColumns) {
     if (what != f.suffix) continue;
-    if (std::string(f.suffix) == "mb_per_second" && !counts_bytes(mark)) return std::nullopt;
+    if (f.bytes_only && !counts_bytes(mark)) return std::nullopt;
     std::string text = f.text;
     if (const auto at = text.find("{}"); at != std::string::npos) {
       text.replace(at, 2, m->noun);

@@ -125,7 +125,8 @@ bool woken_elsewhere(const std::vector<FtraceRecord>& group, const std::vector<C
 }
 
 // The records after the group (recs from `after`) next name `pid` in a wake-up: it is
-// asleep at the group's end. Looked for within a bounded window.
+// asleep at the group's end. Looked for within a bounded window (a judgement: far more
+// records than a task's next one is ever away in the traces seen, and a bound on the cost).
 bool next_is_wakeup(const std::vector<FtraceRecord>& recs, size_t after, int64_t pid) {
   constexpr size_t kWindow = 1 << 16;
   for (size_t k = after; k < recs.size() && k < after + kWindow; ++k) {
@@ -181,9 +182,9 @@ void order_group(std::vector<FtraceRecord>& recs, size_t from, size_t to, TaskSt
   }
   std::vector<CpuQueue> queues;
   for (auto& [cpu, q] : by_cpu) queues.push_back(std::move(q));
+  const Group g{group, queues, recs, to};
   for (size_t out = from; out < to; ++out) {
     CpuQueue* pick = nullptr;
-    const Group g{group, queues, recs, to};
     for (CpuQueue& q : queues)
       if (!q.empty() && allowed(group[q.items[q.next]], st, g)) {
         pick = &q;

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "workload/program.h"
 
@@ -31,6 +32,22 @@ inline Step fork(int32_t task_index) {
 inline Step mark(int32_t mark, int64_t count = 1) {
   return Step{Op::kMark, 0, count, mark, -1, false};
 }
+inline Step sem_post(int32_t sem, int64_t n = 1) {
+  return Step{Op::kSemPost, 0, n, sem, -1, false, false};
+}
+inline Step sem_wait(int32_t sem, int64_t n = 1) {
+  return Step{Op::kSemWait, 0, n, sem, -1, false, false};
+}
+inline Step yield() {
+  return Step{Op::kYield, 0, 0, -1, -1, false, false};
+}
+
+// A semaphore's value before the run (the table grows with the semaphores interned).
+inline void set_semaphore_initial(Workload& w, int32_t sem, int64_t value) {
+  if (static_cast<size_t>(sem) >= w.semaphore_initial.size())
+    w.semaphore_initial.resize(static_cast<size_t>(sem) + 1, 0);
+  w.semaphore_initial[static_cast<size_t>(sem)] = value;
+}
 
 // A task that runs `steps` once.
 inline TaskSpec one_shot(std::string name, int instances, std::vector<Step> steps, int nice = 0) {
@@ -43,6 +60,13 @@ inline TaskSpec one_shot(std::string name, int instances, std::vector<Step> step
   p.name = "main";
   p.steps = std::move(steps);
   t.phases.push_back(std::move(p));
+  return t;
+}
+
+// A task that runs `steps` `loops` times.
+inline TaskSpec looped(std::string name, std::vector<Step> steps, int64_t loops) {
+  TaskSpec t = one_shot(std::move(name), 1, std::move(steps));
+  t.phases.front().loop = loops;
   return t;
 }
 

@@ -159,19 +159,6 @@ SpinLockConfig drm_lock_config() {
   return c;
 }
 
-Step sem_wait(int32_t sem, int64_t n = 1) {
-  return Step{Op::kSemWait, 0, n, sem, -1, false, false};
-}
-Step sem_post(int32_t sem, int64_t n = 1) {
-  return Step{Op::kSemPost, 0, n, sem, -1, false, false};
-}
-
-void set_initial(Workload& w, int32_t sem, int64_t value) {
-  if (static_cast<size_t>(sem) >= w.semaphore_initial.size())
-    w.semaphore_initial.resize(static_cast<size_t>(sem) + 1, 0);
-  w.semaphore_initial[static_cast<size_t>(sem)] = value;
-}
-
 void generate_glitch1(const Glitch1Params& p, const GeneratorContext&, Workload& w) {
   const int per_read = std::min(p.batch, p.pty_lines);
   const int copies_per_read = p.scroll == "jump" ? 1 : per_read;
@@ -180,7 +167,7 @@ void generate_glitch1(const Glitch1Params& p, const GeneratorContext&, Workload&
   // What X has served: each xterm may have one copy in flight. The credits are pooled
   // (an xterm may go on with another's credit): the model has no per-client reply.
   const int32_t served = w.semaphores.intern("X.served");
-  set_initial(w, served, p.xterms);
+  gen::set_semaphore_initial(w, served, p.xterms);
   const int32_t lines = w.marks.intern("lines");
   const int32_t redraws = w.marks.intern("redraws");
   const int32_t frames = w.marks.intern("gears_frames");
@@ -203,27 +190,24 @@ void generate_glitch1(const Glitch1Params& p, const GeneratorContext&, Workload&
   for (int k = 0; k < p.xterms; ++k) {
     const int32_t pty = w.semaphores.intern(fmt::format("pty{}.lines", k));
     const int32_t space = w.semaphores.intern(fmt::format("pty{}.space", k));
-    set_initial(w, space, p.pty_lines);
-    TaskSpec producer = gen::one_shot(fmt::format("shell{}", k), 1,
-                                      {sem_wait(space), gen::run(p.line_ns), sem_post(pty)});
-    producer.phases.front().loop = INT64_MAX;
-    gen::add_task(w, std::move(producer));
+    gen::set_semaphore_initial(w, space, p.pty_lines);
+    gen::add_task(
+        w, gen::looped(fmt::format("shell{}", k),
+                       {gen::sem_wait(space), gen::run(p.line_ns), gen::sem_post(pty)}, INT64_MAX));
     // The read empties the pty (the shell may write again), then the lines are parsed and
     // scrolled, each copy after X has served the previous one.
-    std::vector<Step> xterm{sem_wait(pty, per_read), sem_post(space, per_read)};
+    std::vector<Step> xterm{gen::sem_wait(pty, per_read), gen::sem_post(space, per_read)};
     for (int c = 0; c < copies_per_read; ++c) {
       xterm.push_back(gen::run(p.parse_ns * lines_per_copy));
-      xterm.push_back(sem_wait(served));
-      xterm.push_back(sem_post(requests));
+      xterm.push_back(gen::sem_wait(served));
+      xterm.push_back(gen::sem_post(requests));
       xterm.push_back(gen::mark(lines, lines_per_copy));
     }
-    TaskSpec t = gen::one_shot(fmt::format("xterm{}", k), 1, std::move(xterm));
-    t.phases.front().loop = INT64_MAX;
-    gen::add_task(w, std::move(t));
+    gen::add_task(w, gen::looped(fmt::format("xterm{}", k), std::move(xterm), INT64_MAX));
   }
   if (p.xterms > 0) {  // with no xterm X has nothing to do
-    std::vector<Step> serve{sem_wait(requests)};
-    locked(serve, {gen::run(p.x_ns), sem_post(served), gen::mark(redraws)});
+    std::vector<Step> serve{gen::sem_wait(requests)};
+    locked(serve, {gen::run(p.x_ns), gen::sem_post(served), gen::mark(redraws)});
     TaskSpec x = gen::one_shot("X", 1, std::move(serve), p.x_nice);
     x.phases.front().loop = INT64_MAX;
     gen::add_task(w, std::move(x));
@@ -238,10 +222,8 @@ void generate_glitch1(const Glitch1Params& p, const GeneratorContext&, Workload&
   if (unlocked > 0) frame.push_back(gen::run(unlocked));
   for (int c = before; c < cycles; ++c) locked(frame, {gen::run(p.locked_ns)});
   frame.push_back(gen::mark(frames));
-  if (p.yield) frame.push_back(Step{Op::kYield, 0, 0, -1, -1, false, false});
-  TaskSpec gears = gen::one_shot("glxgears", 1, std::move(frame));
-  gears.phases.front().loop = INT64_MAX;
-  gen::add_task(w, std::move(gears));
+  if (p.yield) frame.push_back(gen::yield());
+  gen::add_task(w, gen::looped("glxgears", std::move(frame), INT64_MAX));
 }
 
 }  // namespace

@@ -51,9 +51,7 @@ void generate(const KbuildParams& p, const GeneratorContext& ctx, Workload& w) {
   const auto compile_ms = static_cast<double>(p.compile_ms);
   const double sigma = static_cast<double>(p.sigma_percent) / 100.0;
   const int32_t slots = w.semaphores.intern(name + ".jobs");
-  if (static_cast<size_t>(slots) >= w.semaphore_initial.size())
-    w.semaphore_initial.resize(static_cast<size_t>(slots) + 1, 0);
-  w.semaphore_initial[static_cast<size_t>(slots)] = jobs;
+  gen::set_semaphore_initial(w, slots, jobs);
   const int32_t built = w.counters.intern(name + ".objects");
   const int32_t objects_mark = w.marks.intern("objects");
   Rng rng(ctx.seed ^ 0x6b6275696c64ULL);  // "kbuild": a stream of its own

@@ -42,7 +42,8 @@ namespace {
   X(std::string, name, "vm", params::any(), "schedlab", "prefix of task and object names")
 SCHEDLAB_DECLARE_PARAMS(VolanoParams, VOLANOMARK_PARAMS)
 
-// Bounds on what one run may build: tasks, and the server receivers' posts.
+// Bounds on what one run may build, schedlab's (not VolanoMark's): tasks, and the server
+// receivers' posts, so that a huge room count is refused before it is allocated.
 constexpr int64_t kMaxTasks = 1'000'000, kMaxPosts = 10'000'000;
 
 void validate(const VolanoParams& p, const GeneratorContext& ctx) {
@@ -55,19 +56,6 @@ void validate(const VolanoParams& p, const GeneratorContext& ctx) {
     gen::reject(ctx, &VolanoParams::users,
                 fmt::format("{} rooms of {} users make {} fan-out steps, more than {}", p.rooms,
                             p.users, connections * p.users, kMaxPosts));
-}
-
-Step post(int32_t sem) {
-  return Step{Op::kSemPost, 0, 1, sem, -1, false, false};
-}
-Step take(int32_t sem) {
-  return Step{Op::kSemWait, 0, 1, sem, -1, false, false};
-}
-
-TaskSpec looped(std::string name, std::vector<Step> steps, int64_t loops) {
-  TaskSpec t = gen::one_shot(std::move(name), 1, std::move(steps));
-  t.phases.front().loop = loops;
-  return t;
 }
 
 void generate(const VolanoParams& p, const GeneratorContext&, Workload& w) {
@@ -86,21 +74,21 @@ void generate(const VolanoParams& p, const GeneratorContext&, Workload& w) {
       const auto at = static_cast<size_t>(u);
       const std::string id = fmt::format("{}-r{}u{}", p.name, r, u);
       gen::add_task(
-          w, looped(id + "-csend", {gen::run(p.client_send_ns), post(to_server[at])}, p.messages));
-      std::vector<Step> receive{take(to_server[at]), gen::run(p.server_recv_ns)};
+          w, gen::looped(id + "-csend", {gen::run(p.client_send_ns), gen::sem_post(to_server[at])},
+                         p.messages));
+      std::vector<Step> receive{gen::sem_wait(to_server[at]), gen::run(p.server_recv_ns)};
       for (int v = 0; v < p.users; ++v)
-        if (v != u) receive.push_back(post(to_sender[static_cast<size_t>(v)]));
-      gen::add_task(w, looped(id + "-srecv", std::move(receive), p.messages));
-      std::vector<Step> send{take(to_sender[at])};
-      for (int y = 0; y < p.yields; ++y)
-        send.push_back(Step{Op::kYield, 0, 0, -1, -1, false, false});
+        if (v != u) receive.push_back(gen::sem_post(to_sender[static_cast<size_t>(v)]));
+      gen::add_task(w, gen::looped(id + "-srecv", std::move(receive), p.messages));
+      std::vector<Step> send{gen::sem_wait(to_sender[at])};
+      for (int y = 0; y < p.yields; ++y) send.push_back(gen::yield());
       send.push_back(gen::run(p.server_send_ns));
-      send.push_back(post(to_client[at]));
-      gen::add_task(w, looped(id + "-ssend", std::move(send), copies));
-      gen::add_task(
-          w,
-          looped(id + "-crecv",
-                 {take(to_client[at]), gen::run(p.client_recv_ns), gen::mark(delivered)}, copies));
+      send.push_back(gen::sem_post(to_client[at]));
+      gen::add_task(w, gen::looped(id + "-ssend", std::move(send), copies));
+      gen::add_task(w, gen::looped(id + "-crecv",
+                                   {gen::sem_wait(to_client[at]), gen::run(p.client_recv_ns),
+                                    gen::mark(delivered)},
+                                   copies));
     }
   }
 }
