@@ -417,6 +417,57 @@ TEST(Oltp, EachVariantWaitsForItsLocksItsOwnWay) {
   EXPECT_THROW(config(R"(, "variant": "oracle")"), InputError);
 }
 
+// mysql: each data statement of a complex read-write transaction (10 point selects, 4
+// ranges, 5 writes) passes InnoDB's gate of 8 slots: a sem_wait before its locks, a
+// sem_post after them and before the reply. The 15 statements up to and including the
+// first write may sleep 10 ms once at a full gate (no row locks yet); the 4 after it may
+// not. BEGIN and COMMIT do not pass it. innodb_thread_concurrency 0 and pgsql: no gate.
+TEST(Oltp, MysqlStatementsPassInnodbsThreadConcurrencyGate) {
+  auto load = [](const std::string& extra) {
+    return scenario_from_text(R"({"workload": {"generator": "oltp", "clients": 2)" + extra + "}}",
+                              "oltp.json");
+  };
+  const Scenario s = load(R"(, "variant": "mysql")");
+  const int32_t gate = s.workload.semaphores.find("oltp.innodb_concurrency");
+  ASSERT_GE(gate, 0);
+  EXPECT_EQ(s.workload.semaphore_initial.at(static_cast<size_t>(gate)), 8);
+  const auto conn = std::find_if(s.workload.tasks.begin(), s.workload.tasks.end(),
+                                 [](const TaskSpec& t) { return t.name == "oltp-conn0"; });
+  ASSERT_NE(conn, s.workload.tasks.end());
+  int waits = 0, sleeping = 0, posts = 0;
+  bool inside = false;
+  for (const Step& step : conn->phases.front().steps) {
+    if (step.object != gate || (step.op != Op::kSemWait && step.op != Op::kSemPost)) {
+      // The reply goes out after the gate is left.
+      if (step.op == Op::kSemPost) {
+        EXPECT_FALSE(inside);
+      }
+      continue;
+    }
+    if (step.op == Op::kSemWait) {
+      EXPECT_FALSE(inside);
+      inside = true;
+      ++waits;
+      if (step.duration_ns == 10'000'000) ++sleeping;
+      if (step.duration_ns != 0 && step.duration_ns != 10'000'000) ADD_FAILURE();
+      if (step.duration_ns == 0) {
+        EXPECT_EQ(sleeping, 15) << "a no-sleep entry before the write";
+      }
+    } else {
+      EXPECT_TRUE(inside);
+      inside = false;
+      ++posts;
+    }
+  }
+  EXPECT_EQ(waits, 19);
+  EXPECT_EQ(sleeping, 15);
+  EXPECT_EQ(posts, 19);
+  EXPECT_LT(load(R"(, "variant": "mysql", "innodb_thread_concurrency": 0)")
+                .workload.semaphores.find("oltp.innodb_concurrency"),
+            0);
+  EXPECT_LT(load("").workload.semaphores.find("oltp.innodb_concurrency"), 0);
+}
+
 // H holds spinlock L for 5 ms of CPU on one CPU under rr (1 ms slices); W wants L. H is
 // preempted at 1, 3 and 5 ms (its slices end at the ticks after 1 ms of running), and
 // each time W runs, finds L held by a holder that is off its CPU: 3 counts, once per

@@ -108,6 +108,40 @@ TEST(InnodbMutex, ABlockWaiterIsHandedTheLockBeforeWokenEventWaiters) {
   EXPECT_EQ(times_of(r, "E", EventType::kExit), (std::vector<Time>{1'200'000}));
 }
 
+// InnoDB's thread concurrency gate as a semaphore of one slot (srv_conc_enter_innodb).
+// H holds it 0-5 ms. W3 (1.5 ms) queues at once. W1 (1 ms, sleep_first 2 ms) sleeps to
+// 3 ms, finds the gate still full and queues behind W3. H's post at 5 ms hands the slot to
+// W3 (5.0-5.1), whose post hands it to W1 (5.1-5.2). W2 (2 ms, sleep_first 4 ms) sleeps
+// to 6 ms, when the gate is free, and takes it without queueing (6.0-6.1).
+TEST(InnodbGate, AWaiterSleepsOnceAndThenQueuesBehindThoseAlreadyQueued) {
+  const RunOutput r = run_text(scenario(4, R"("tasks": {
+      "H": {"loop": 1, "sem_post0": "G", "sem_wait": "G", "run": 5000, "sem_post1": "G"},
+      "W1": {"loop": 1, "delay": 1000, "sem_wait": {"ref": "G", "sleep_first": 2000},
+             "run": 100, "sem_post": "G"},
+      "W2": {"loop": 1, "delay": 2000, "sem_wait": {"ref": "G", "sleep_first": 4000},
+             "run": 100, "sem_post": "G"},
+      "W3": {"loop": 1, "delay": 1500, "sem_wait": "G", "run": 100, "sem_post": "G"}}})"));
+  EXPECT_EQ(times_of(r, "W1", EventType::kBlock), (std::vector<Time>{1'000'000, 3'000'000}));
+  EXPECT_EQ(times_of(r, "W1", EventType::kWakeup), (std::vector<Time>{3'000'000, 5'100'000}));
+  EXPECT_EQ(times_of(r, "W1", EventType::kExit), (std::vector<Time>{5'200'000}));
+  EXPECT_EQ(times_of(r, "W3", EventType::kWakeup), (std::vector<Time>{5'000'000}));
+  EXPECT_EQ(times_of(r, "W3", EventType::kExit), (std::vector<Time>{5'100'000}));
+  EXPECT_EQ(times_of(r, "W2", EventType::kBlock), (std::vector<Time>{2'000'000}));
+  EXPECT_EQ(times_of(r, "W2", EventType::kWakeup), (std::vector<Time>{6'000'000}));
+  EXPECT_EQ(times_of(r, "W2", EventType::kExit), (std::vector<Time>{6'100'000}));
+}
+
+// A sleep_first is a duration: negative is refused, naming the key.
+TEST(InnodbGate, ANegativeSleepFirstIsRefused) {
+  try {
+    run_text(scenario(1, R"("tasks": {"W": {"loop": 1, "sem_post": "G",
+        "sem_wait": {"ref": "G", "sleep_first": -5}}}})"));
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("sleep_first"), std::string::npos) << e.what();
+  }
+}
+
 // rnd_func_uniform, rnd_func_gaussian and rnd_func_special on given raw draws, by hand
 // (T = 10000, iter 12, pct 1, res 75: special's range is 10000 x (100 / 25) = 40000, its hot
 // ids (r mod 100) + 5000 - 50).

@@ -622,7 +622,7 @@ class Runner {
       case Op::kSemPost:
         return sem_post(s.object, s.amount);
       case Op::kSemWait:
-        return sem_wait(t, s.object, s.amount);
+        return sem_wait(t, s.object, s.amount, s.duration_ns);
     }
     return true;
   }
@@ -826,12 +826,23 @@ class Runner {
     return true;
   }
 
-  bool sem_wait(Thread& t, int32_t object, int64_t amount) {
+  // With sleep_first_ns, a wait that cannot be served at once sleeps that long once and
+  // tries again before it queues (the engine's step_sem_wait).
+  bool sem_wait(Thread& t, int32_t object, int64_t amount, Time sleep_first_ns) {
     Semaphore& sem = semaphores_[object];
     std::unique_lock<std::mutex> g(sem.m);
     if (sem.waiters.empty() && sem.value >= amount) {
       sem.value -= amount;
       return true;
+    }
+    if (sleep_first_ns > 0) {
+      g.unlock();
+      if (!sleep_step(t, sleep_first_ns)) return false;
+      g.lock();
+      if (sem.waiters.empty() && sem.value >= amount) {
+        sem.value -= amount;
+        return true;
+      }
     }
     Waiter w;
     w.need = amount;

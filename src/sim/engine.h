@@ -88,6 +88,7 @@ class Engine final : public SchedContext {
     bool spin_contended = false;  // this acquisition went through s_lock's spin loop
     int spins_per_delay = 100;    // PostgreSQL 8.4 s_lock's per-backend count (adaptive)
     bool lwlock_retry = false;    // woken from an LWLock queue: 8.4's `retry`
+    bool sem_slept = false;       // sem_wait's one sleep before queueing is spent
     std::vector<std::pair<int32_t, Time>> unique_timers;  // timer id, next expiry
     CpuMask pending_allowed;
     SchedSettings pending_sched;
@@ -218,7 +219,7 @@ class Engine final : public SchedContext {
   StepResult step_advance(CpuId cpu, Task& t, const Step& s);
   StepResult step_wait_progress(Task& t, const Step& s);
   StepResult step_sem_post(CpuId cpu, Task& t, const Step& s);
-  StepResult step_sem_wait(Task& t, const Step& s);
+  StepResult step_sem_wait(Task& t, Exec& x, const Step& s);
   StepResult step_lwlock_acquire(Task& t, Exec& x, const Step& s);
   StepResult step_lwlock_release(CpuId cpu, Task& t, const Step& s);
   void check_lwlock_mutex(const Task& t, const Step& s) const;

@@ -198,7 +198,7 @@ Engine::StepResult Engine::execute_step(CpuId cpu, Task& t, Exec& x, const Step&
     case Op::kSemPost:
       return step_sem_post(cpu, t, s);
     case Op::kSemWait:
-      return step_sem_wait(t, s);
+      return step_sem_wait(t, x, s);
     case Op::kLwLockAcquire:
       --x.step;  // done only once the lock is taken
       return step_lwlock_acquire(t, x, s);
@@ -362,12 +362,23 @@ Engine::StepResult Engine::step_sem_post(CpuId cpu, Task& t, const Step& s) {
   return StepResult::kContinue;
 }
 
-Engine::StepResult Engine::step_sem_wait(Task& t, const Step& s) {
+// A wait that cannot be served at once queues, in arrival order. With a sleep first
+// (duration_ns, InnoDB's srv_conc_enter_innodb: sleep once, then try again before joining
+// the queue) the task sleeps once and the step starts over; the queue comes only after.
+Engine::StepResult Engine::step_sem_wait(Task& t, Exec& x, const Step& s) {
   SemaphoreState& sem = sync_.semaphores[s.object];
   if (sem.waiters.empty() && sem.value >= s.amount) {
     sem.value -= s.amount;
+    x.sem_slept = false;
     return StepResult::kContinue;
   }
+  if (s.duration_ns > 0 && !x.sem_slept) {
+    x.sem_slept = true;
+    --x.step;  // tried again when the sleep ends
+    sleep_until(t, now_ + s.duration_ns, BlockReason::kSleep);
+    return StepResult::kStop;
+  }
+  x.sem_slept = false;
   sem.waiters.emplace_back(t.id, s.amount);
   block(t, BlockReason::kSemaphore, s.object);
   return StepResult::kStop;

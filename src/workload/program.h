@@ -37,6 +37,7 @@ enum class Op : uint8_t {
   kMark,          // count `amount` application events (frames, transactions)
   kSemPost,       // add `amount` to a counting semaphore (a message sent, buffer space freed)
   kSemWait,       // take `amount` from a semaphore, blocking until it holds that much
+                  // (after one sleep of duration_ns, when that is set and it must wait)
   // PostgreSQL 8.4's LWLock (src/sim/lwlock.h), `amount` its LwLockMode. Each follows a
   // spin_lock of the LWLock's mutex spinlock (workload lwlock_mutex) and releases it;
   // append_lwlock_acquire/release (workload/lwlock_steps.h) write the sequence.
@@ -50,7 +51,7 @@ const char* op_name(Op op);
 
 struct Step {
   Op op = Op::kRun;
-  Time duration_ns = 0;   // run, runtime, sleep; timer period
+  Time duration_ns = 0;   // run, runtime, sleep; timer period; sem_wait's sleep first
   int64_t amount = 0;     // bytes (mem, iorun), counter delta or target, mark count
   int32_t object = -1;    // index into the workload's table for this kind of object
   int32_t mutex = -1;     // the mutex of wait and sync

@@ -501,8 +501,11 @@ class RtAppParser {
         s.amount = r_.integer_in(val, kk, 1, INT64_MAX / 4);
       else if (k == "sync" && post)
         s.sync = r_.boolean(val, kk);
+      else if (k == "sleep_first" && !post)
+        s.duration_ns = r_.duration(val, kk, kNsPerUs);
       else
-        r_.fail(kk, post ? "unknown key (ref, count, sync)" : "unknown key (ref, count)");
+        r_.fail(kk,
+                post ? "unknown key (ref, count, sync)" : "unknown key (ref, count, sleep_first)");
     }
     s.object = w_.semaphores.intern(r_.string(ref, key + ".ref"));
   }

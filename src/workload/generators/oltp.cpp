@@ -29,6 +29,11 @@
 //            mutex's event; mutex_exit's os_event_set wakes every waiter, none handed the
 //            lock (SpinFallback::kEvent);
 //   futex    a short spin, then block with hand-off.
+// mysql: InnoDB 5.0/5.1's thread concurrency gate (srv0srv.c srv_conc_enter_innodb and
+// srv_conc_force_exit_innodb, MySQL 5.1.45): at most innodb_thread_concurrency (8)
+// statements inside InnoDB; at a full gate a statement whose transaction holds no row
+// locks sleeps innodb_thread_sleep_delay (10 ms) once and tries again, then queues FIFO
+// on its own event; a leaver wakes the first queued thread alone and counts it inside.
 // Marks: `transactions` and `read_write_requests` (sysbench's "read/write requests": the
 // SELECTs, UPDATEs, DELETEs and INSERTs, not BEGIN/COMMIT; oltp_print_stats, l.1364-1371),
 // and `queries` (every round trip). The engine counts `lock_holder_preemptions`.
@@ -114,6 +119,12 @@ namespace {
   X(Time, ut_delay_unit_ns, 20, params::duration(),                                            \
     "assumption: ut_delay's 50 dependent adds, ~50 cycles at 2.5 GHz (Q9300)",                 \
     "innodb: the CPU time of ut_delay(1)")                                                     \
+  X(int, innodb_thread_concurrency, 8, params::range(0, 1000),                                 \
+    "MySQL 5.1.45 ha_innodb.cc (sysvar innodb_thread_concurrency)",                            \
+    "mysql: threads let inside InnoDB at once (srv_conc_enter_innodb); 0: no gate")            \
+  X(Time, innodb_thread_sleep_delay_ns, 10'000'000, params::duration(),                        \
+    "MySQL 5.1.45 srv0srv.c srv_thread_sleep_delay (10000 us)",                                \
+    "mysql: the one sleep at a full gate of a statement that holds no row locks yet")          \
   X(std::string, dist_type, "special", params::one_of({"special", "uniform", "gaussian"}),     \
     "sysbench 0.4 --oltp-dist-type", "how the rows a statement touches are drawn")             \
   X(int, dist_iter, 12, params::range(1, 100), "sysbench 0.4 --oltp-dist-iter",                \
@@ -293,6 +304,14 @@ void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
   const auto first_write = std::find_if(txn.begin(), txn.end(), is_write);
   const bool writes = first_write != txn.end();
 
+  // InnoDB's thread concurrency gate (mysql): a semaphore of that many slots, FIFO, the
+  // leaver handing its slot to the first queued thread, as srv_conc_force_exit_innodb does.
+  int32_t gate = -1;
+  if (p.variant == "mysql" && p.innodb_thread_concurrency > 0) {
+    gate = w.semaphores.intern(p.name + ".innodb_concurrency");
+    gen::set_semaphore_initial(w, gate, p.innodb_thread_concurrency);
+  }
+
   for (int c = 0; c < p.clients; ++c) {
     const int32_t request = w.semaphores.intern(fmt::format("{}.{}.request", p.name, c));
     const int32_t reply = w.semaphores.intern(fmt::format("{}.{}.reply", p.name, c));
@@ -316,7 +335,21 @@ void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
         const auto page =
             static_cast<uint64_t>(oltp::page_of(ids[q].first, p.table_size, p.heap_pages));
         const size_t partition = (page * 2654435761u) % locks.buffers.size();
+        // A data statement passes the gate at its first row call and leaves it at its end
+        // (external_lock's innobase_release_stat_resources), before the reply is sent; it
+        // makes at most 102 row calls, fewer than innodb_concurrency_tickets (500), so it
+        // enters once. BEGIN does not reach InnoDB; COMMIT (innobase_commit) only leaves.
+        // srv_conc_enter_innodb sleeps once before queueing only while the transaction
+        // holds no locks: up to its first write, whose locks are taken after the entry.
+        const bool gated = gate >= 0 && txn[q] != Query::kBegin && txn[q] != Query::kCommit;
+        if (gated) {
+          Step enter = gen::sem_wait(gate);
+          if (txn.begin() + static_cast<std::ptrdiff_t>(q) <= first_write)
+            enter.duration_ns = p.innodb_thread_sleep_delay_ns;
+          server.push_back(enter);
+        }
         serve(p, locks, txn[q], locks.buffers[partition], server);
+        if (gated) server.push_back(gen::sem_post(gate));
       }
       server.push_back(Step{Op::kSemPost, 0, 1, reply, -1, false, true});
     }
