@@ -388,6 +388,35 @@ TEST(Oltp, ATransactionMakesExactlyTheExpectedRoundTrips) {
   }
 }
 
+// mysql with InnoDB 5.1's global mutexes (oltp_innodb.cpp), one client on one CPU, each
+// mutex held 1 us; a mini-transaction's commit is log_sys 1 + buf_pool 1 inside = 2 us.
+// BEGIN 10. The first point select starts the transaction and its read view (kernel x 2):
+// 52, the other nine 50 each (adaptive-hash hits). A range: 4 estimate fetches and a next
+// leaf, 5 + 200. UPDATE k: kernel 2, undo page 1 + 2 mtrs, kernel + mtr twice: 13, the
+// first write's undo assignment rseg 1 + mtr 2: 16 + 100. UPDATE c: 2 + 5 + 100. The
+// second UPDATE k: 113. DELETE: 2 + 5 + 1 + 2 + 100. INSERT: autoinc 1, kernel 3, 5,
+// kernel 1 + mtr: 12 + 100. COMMIT: kernel 1, rseg over buf_pool 3, kernel 2 and 1 us of
+// its own: 6, its mtr 2, kernel 1, the log write 5 (wal_hold_ns), the flush 5
+// (wal_flush_ns), log_sys 1, kernel 1: 22 + 50. Server 1962 + client 21 x 20: 2382 us.
+// Read-only: 10 + 502 + 820 + a COMMIT of kernel x 3 (53), client 320: 1705. simple: the
+// point select 52, its own commit 3, client 20: 75. innodb_latches false: the spinlock
+// model's 2350, 1715 and 72 of the test above.
+TEST(Oltp, AMysqlTransactionTakesInnodbsGlobalMutexesAsTheSourceDoes) {
+  for (const auto& [mode, read_only, latches, duration] :
+       {std::tuple{"complex", false, true, 2'382'000}, std::tuple{"complex", true, true, 1'705'000},
+        std::tuple{"simple", false, true, 75'000}, std::tuple{"complex", false, false, 2'350'000},
+        std::tuple{"complex", true, false, 1'715'000},
+        std::tuple{"simple", false, false, 72'000}}) {
+    const RunOutput r = run_text(fmt::format(R"({{"machine": {{"cpus": 1}}, "workload": {{
+        "generator": "oltp", "variant": "mysql", "clients": 1, "transactions": 1,
+        "mode": "{}", "read_only": {}, "innodb_latches": {}}}}})",
+                                             mode, read_only, latches));
+    EXPECT_EQ(r.metrics.marks.at("transactions").count, 1u);
+    EXPECT_EQ(r.metrics.duration_ns, duration)
+        << mode << " read_only " << read_only << " latches " << latches;
+  }
+}
+
 // The lock policies: PostgreSQL's s_lock sleeps, InnoDB spins 20 rounds of 0..5 x 20 ns,
 // yields once and waits on the event, futex spins briefly and blocks; mysql defaults to
 // innodb, pgsql to pg_spin.

@@ -17,7 +17,12 @@
 // WALWriteLock, CLogControlLock and ProcArrayLock exclusive), each an LWLock of the engine
 // (sim/lwlock.h: a waiter queues and sleeps, a release wakes the head), whose mutex
 // spinlock waits as 8.4's s_lock, spins_per_delay adaptive.
-// mysql, and pgsql with `lwlocks: false` (the earlier model): the server takes short
+// mysql (with `innodb_latches`, the default): the connection thread takes MySQL 5.1.45
+// InnoDB's global mutexes per statement as its code does (oltp_innodb.cpp: kernel_mutex,
+// buf_pool->mutex, log_sys->mutex, the rollback segment's and the auto-increment mutex),
+// each waited for as InnoDB's mutex_spin_wait.
+// mysql with `innodb_latches: false`, and pgsql with `lwlocks: false` (the earlier model):
+// the server takes short
 // locks, each a spin_lock/hold/spin_unlock of the core vocabulary: every query the
 // snapshot lock, then one of `buffer_partitions` buffer-mapping locks; writes the WAL
 // insert lock; COMMIT the WAL lock and the snapshot lock. How a waiter waits is the lock
@@ -61,6 +66,7 @@
 
 #include "workload/generators/builder.h"
 #include "workload/generators/declare.h"
+#include "workload/generators/oltp_innodb.h"
 #include "workload/generators/oltp_keys.h"
 #include "workload/generators/oltp_pgsql.h"
 
@@ -119,6 +125,9 @@ namespace {
   X(Time, ut_delay_unit_ns, 20, params::duration(),                                            \
     "assumption: ut_delay's 50 dependent adds, ~50 cycles at 2.5 GHz (Q9300)",                 \
     "innodb: the CPU time of ut_delay(1)")                                                     \
+  X(bool, innodb_latches, true, params::any(), "MySQL 5.1.45 storage/innobase",                \
+    "mysql: the global InnoDB mutexes 5.1 takes (kernel, buf_pool, log_sys, rseg, autoinc); "  \
+    "false: the earlier model, pgsql's spinlocks waited for as InnoDB mutexes")                \
   X(int, innodb_thread_concurrency, 8, params::range(0, 1000),                                 \
     "MySQL 5.1.45 ha_innodb.cc (sysvar innodb_thread_concurrency)",                            \
     "mysql: threads let inside InnoDB at once (srv_conc_enter_innodb); 0: no gate")            \
@@ -287,10 +296,14 @@ void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
   Locks locks;
   locks.config = static_cast<int64_t>(w.spin_configs.size() - 1);
   std::optional<oltp::PgLocks> pg;
+  std::optional<oltp::InnodbLatches> innodb;
   if (lwlocks) {
     pg.emplace(
         w, oltp::PgSettings{p.name, p.buffer_partitions, p.leaf_pages, p.heap_pages, p.table_size,
                             p.hold_ns, p.wal_hold_ns, p.wal_flush_ns, p.mutex_ns, locks.config});
+  } else if (p.variant == "mysql" && p.innodb_latches) {
+    innodb.emplace(
+        w, oltp::InnodbSettings{p.name, p.hold_ns, p.wal_hold_ns, p.wal_flush_ns, locks.config});
   } else {
     locks.snapshot = w.spinlocks.intern(p.name + ".snapshot");
     locks.wal = w.spinlocks.intern(p.name + ".wal");
@@ -303,6 +316,8 @@ void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
   const std::vector<Query> txn = transaction(p.mode, p.read_only);
   const auto first_write = std::find_if(txn.begin(), txn.end(), is_write);
   const bool writes = first_write != txn.end();
+  const auto first_data = std::find_if(
+      txn.begin(), txn.end(), [](Query q) { return q != Query::kBegin && q != Query::kCommit; });
 
   // InnoDB's thread concurrency gate (mysql): a semaphore of that many slots, FIFO, the
   // leaver handing its slot to the first queued thread, as srv_conc_force_exit_innodb does.
@@ -348,8 +363,18 @@ void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
             enter.duration_ns = p.innodb_thread_sleep_delay_ns;
           server.push_back(enter);
         }
-        serve(p, locks, txn[q], locks.buffers[partition], server);
+        if (innodb) {
+          const auto at = txn.begin() + static_cast<std::ptrdiff_t>(q);
+          innodb->serve(txn[q], at == first_data, at == first_write, writes, server);
+          server.push_back(gen::run(server_cpu(p, txn[q])));
+        } else {
+          serve(p, locks, txn[q], locks.buffers[partition], server);
+        }
         if (gated) server.push_back(gen::sem_post(gate));
+        // Without BEGIN the statement is its own transaction, committed at its end
+        // (external_lock's innobase_commit, after it has left the gate).
+        if (innodb && txn.back() != Query::kCommit)
+          innodb->serve(Query::kCommit, false, false, false, server);
       }
       server.push_back(Step{Op::kSemPost, 0, 1, reply, -1, false, true});
     }
