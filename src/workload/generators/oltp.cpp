@@ -345,11 +345,6 @@ void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
                   server);
         server.push_back(gen::run(server_cpu(p, txn[q])));
       } else {
-        // The buffer partition of the (first) row's page, the pages spread over the
-        // partitions by a multiplicative hash (as PgLocks spreads its buffers).
-        const auto page =
-            static_cast<uint64_t>(oltp::page_of(ids[q].first, p.table_size, p.heap_pages));
-        const size_t partition = (page * 2654435761u) % locks.buffers.size();
         // A data statement passes the gate at its first row call and leaves it at its end
         // (external_lock's innobase_release_stat_resources), before the reply is sent; it
         // makes at most 102 row calls, fewer than innodb_concurrency_tickets (500), so it
@@ -368,6 +363,11 @@ void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
           innodb->serve(txn[q], at == first_data, at == first_write, writes, server);
           server.push_back(gen::run(server_cpu(p, txn[q])));
         } else {
+          // The buffer partition of the (first) row's page, the pages spread over the
+          // partitions by a multiplicative hash (as PgLocks spreads its buffers).
+          const auto page =
+              static_cast<uint64_t>(oltp::page_of(ids[q].first, p.table_size, p.heap_pages));
+          const size_t partition = (page * 2654435761u) % locks.buffers.size();
           serve(p, locks, txn[q], locks.buffers[partition], server);
         }
         if (gated) server.push_back(gen::sem_post(gate));
