@@ -38,6 +38,13 @@ inline Step sem_post(int32_t sem, int64_t n = 1) {
 inline Step sem_wait(int32_t sem, int64_t n = 1) {
   return Step{Op::kSemWait, 0, n, sem, -1, false, false};
 }
+// A spinlock taken with the waiting policy `config` (an index into w.spin_configs).
+inline Step spin_lock(int32_t lock, int64_t config) {
+  return Step{Op::kSpinLock, 0, config, lock, -1, false, false};
+}
+inline Step spin_unlock(int32_t lock) {
+  return Step{Op::kSpinUnlock, 0, 0, lock, -1, false, false};
+}
 inline Step yield() {
   return Step{Op::kYield, 0, 0, -1, -1, false, false};
 }

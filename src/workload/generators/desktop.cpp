@@ -183,9 +183,9 @@ void generate_glitch1(const Glitch1Params& p, const GeneratorContext&, Workload&
       steps.insert(steps.end(), inside.begin(), inside.end());
       return;
     }
-    steps.push_back(Step{Op::kSpinLock, 0, dri_config, dri, -1, false, false});
+    steps.push_back(gen::spin_lock(dri, dri_config));
     steps.insert(steps.end(), inside.begin(), inside.end());
-    steps.push_back(Step{Op::kSpinUnlock, 0, 0, dri, -1, false, false});
+    steps.push_back(gen::spin_unlock(dri));
   };
   for (int k = 0; k < p.xterms; ++k) {
     const int32_t pty = w.semaphores.intern(fmt::format("pty{}.lines", k));

@@ -217,9 +217,9 @@ Time server_cpu(const OltpParams& p, Query query) {
 void serve(const OltpParams& p, const Locks& locks, Query query, int32_t buffer,
            std::vector<Step>& s) {
   auto section = [&](int32_t lock, Time hold) {
-    s.push_back(Step{Op::kSpinLock, 0, locks.config, lock, -1, false, false});
+    s.push_back(gen::spin_lock(lock, locks.config));
     s.push_back(gen::run(hold));
-    s.push_back(Step{Op::kSpinUnlock, 0, 0, lock, -1, false, false});
+    s.push_back(gen::spin_unlock(lock));
   };
   switch (query) {
     case Query::kBegin:
@@ -333,6 +333,7 @@ void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
     std::vector<Step> client, server;
     const auto ids = rows(p, txn, ctx.seed, static_cast<size_t>(c));
     for (size_t q = 0; q < txn.size(); ++q) {
+      const auto at = txn.begin() + static_cast<std::ptrdiff_t>(q);
       client.push_back(gen::run(p.client_ns));
       client.push_back(Step{Op::kSemPost, 0, 1, request, -1, false, true});
       client.push_back(Step{Op::kSemWait, 0, 1, reply, -1, false, false});
@@ -341,8 +342,7 @@ void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
         client.push_back(gen::mark(requests));
       server.push_back(Step{Op::kSemWait, 0, 1, request, -1, false, false});
       if (pg) {
-        pg->serve(txn[q], ids[q].first, ids[q].second, first_write == txn.begin() + q, writes,
-                  server);
+        pg->serve(txn[q], ids[q].first, ids[q].second, at == first_write, writes, server);
         server.push_back(gen::run(server_cpu(p, txn[q])));
       } else {
         // A data statement passes the gate at its first row call and leaves it at its end
@@ -354,12 +354,10 @@ void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
         const bool gated = gate >= 0 && txn[q] != Query::kBegin && txn[q] != Query::kCommit;
         if (gated) {
           Step enter = gen::sem_wait(gate);
-          if (txn.begin() + static_cast<std::ptrdiff_t>(q) <= first_write)
-            enter.duration_ns = p.innodb_thread_sleep_delay_ns;
+          if (at <= first_write) enter.duration_ns = p.innodb_thread_sleep_delay_ns;
           server.push_back(enter);
         }
         if (innodb) {
-          const auto at = txn.begin() + static_cast<std::ptrdiff_t>(q);
           innodb->serve(txn[q], at == first_data, at == first_write, writes, server);
           server.push_back(gen::run(server_cpu(p, txn[q])));
         } else {

@@ -29,6 +29,8 @@
 // times are assumptions (InnodbSettings).
 #include "workload/generators/oltp_innodb.h"
 
+#include <utility>
+
 #include "workload/generators/builder.h"
 
 namespace schedlab::oltp {
@@ -42,25 +44,17 @@ InnodbLatches::InnodbLatches(Workload& w, InnodbSettings settings) : p_(std::mov
   autoinc_ = w.spinlocks.intern(n + ".autoinc_mutex");
 }
 
-void InnodbLatches::lock(int32_t mutex, std::vector<Step>& s) const {
-  s.push_back(Step{Op::kSpinLock, 0, p_.spin_config, mutex, -1, false, false});
-}
-
-void InnodbLatches::unlock(int32_t mutex, std::vector<Step>& s) const {
-  s.push_back(Step{Op::kSpinUnlock, 0, 0, mutex, -1, false, false});
-}
-
 void InnodbLatches::section(int32_t mutex, Time hold, std::vector<Step>& s) const {
-  lock(mutex, s);
+  s.push_back(gen::spin_lock(mutex, p_.spin_config));
   s.push_back(gen::run(hold));
-  unlock(mutex, s);
+  s.push_back(gen::spin_unlock(mutex));
 }
 
 void InnodbLatches::mtr_commit(std::vector<Step>& s) const {
-  lock(log_sys_, s);
+  s.push_back(gen::spin_lock(log_sys_, p_.spin_config));
   s.push_back(gen::run(p_.hold_ns));
   section(buf_pool_, p_.hold_ns, s);
-  unlock(log_sys_, s);
+  s.push_back(gen::spin_unlock(log_sys_));
 }
 
 void InnodbLatches::undo_then_change(std::vector<Step>& s) const {
@@ -72,7 +66,7 @@ void InnodbLatches::undo_then_change(std::vector<Step>& s) const {
 void InnodbLatches::serve(Query query, bool first_read, bool first_write, bool writes,
                           std::vector<Step>& s) const {
   const Time h = p_.hold_ns;
-  if (first_read && query != Query::kBegin && query != Query::kCommit) {
+  if (first_read) {
     section(kernel_, h, s);  // trx_start
     section(kernel_, h, s);  // trx_assign_read_view
   }
@@ -123,14 +117,14 @@ void InnodbLatches::serve(Query query, bool first_read, bool first_write, bool w
       if (writes) {
         // Under the rollback segment's mutex: the undo header page's state, trx_no, the
         // history add (the rseg header and the old history head), trx_no's kernel again.
-        lock(rseg_, s);
+        s.push_back(gen::spin_lock(rseg_, p_.spin_config));
         section(buf_pool_, h, s);
         section(kernel_, h, s);
         section(buf_pool_, h, s);
         section(buf_pool_, h, s);
         section(kernel_, h, s);
         s.push_back(gen::run(h));
-        unlock(rseg_, s);
+        s.push_back(gen::spin_unlock(rseg_));
         mtr_commit(s);
       }
       section(kernel_, h, s);  // lock_release_off_kernel, the read view closed

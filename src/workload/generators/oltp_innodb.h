@@ -31,8 +31,6 @@ class InnodbLatches {
 
  private:
   void section(int32_t mutex, Time hold, std::vector<Step>& s) const;
-  void lock(int32_t mutex, std::vector<Step>& s) const;
-  void unlock(int32_t mutex, std::vector<Step>& s) const;
   // A modifying mini-transaction's commit: log_sys->mutex, held while its X-latched
   // page is released and noted on the flush list under buf_pool->mutex.
   void mtr_commit(std::vector<Step>& s) const;
