@@ -365,26 +365,41 @@ TEST(Scenarios, EveryShippedScenarioCompletesUnderEveryPolicy) {
 // (the WAL record) = 7.6 each (31.2); UPDATE c and DELETE 6 + 1 change (14.8); the extra
 // UPDATE k 30.0 (no XidGenLock); INSERT 2 + 3 changes (25.2); COMMIT 5.2 + 5.2 + 1.2 + 1.2
 // (12.8). Locks 96 + 57.6 + 116 + 12.8 = 282.4 us on top of 420 + 10 + 500 + 800 + 500 + 50
-// = 2280 us of query work: 2562.4 us; read-only 1680 + 153.6 = 1833.6 us; simple 79.6 us.
+// = 2280 us of query work: 2562.4 us; read-only 1680 + 153.6 = 1833.6 us; simple 79.6 us
+// (`lock_manager` and `buffer_headers` false). Their defaults add, with bare spinlock
+// sections of 100 ns (mutex_ns) and a sinval read of 3 of them (SInvalReadLock's mutex
+// twice, msgnumLock): 7 new locks (vxid, the table and pkey AccessShare, the table, pkey
+// and k RowExclusive, xid) of 1.2 us and LockReleaseAll's 5 partitions of 1.2 us (14.4);
+// 44 sinval reads (BEGIN, two per data statement, one per new relation lock: 13.2); a pin
+// and an unpin per page read (58 reads) and a dirtying per change (11 changes): 11.6 +
+// 3.3. 2562.4 + 42.5 = 2604.9 us. Read-only: 3 locks and 3 partitions (7.2), 31 sinval
+// reads (9.3), 50 page reads (10.0): 1860.1 us. simple: its own transaction, vxid, the
+// table and pkey locks with their sinval reads (4.5), 3 reads (0.6), the execute's
+// sinval read (0.3), the Sync's commit releasing 3 partitions (3.6): 88.6 us.
 // A table of 100 rows on 3 heap pages and 1 leaf makes every range query (clamped to rows
 // 1-100) read one leaf and three heap pages, whatever ids are drawn.
 TEST(Oltp, ATransactionMakesExactlyTheExpectedRoundTrips) {
-  for (const auto& [mode, read_only, lwlocks, queries, requests, duration] :
-       {std::tuple{"complex", false, false, 21u, 19u, 2'350'000},
-        std::tuple{"complex", true, false, 16u, 14u, 1'715'000},
-        std::tuple{"simple", false, false, 1u, 1u, 72'000},
-        std::tuple{"complex", false, true, 21u, 19u, 2'562'400},
-        std::tuple{"complex", true, true, 16u, 14u, 1'833'600},
-        std::tuple{"simple", false, true, 1u, 1u, 79'600}}) {
+  // lwlocks, then lock_manager and buffer_headers together.
+  for (const auto& [mode, read_only, lwlocks, extras, queries, requests, duration] :
+       {std::tuple{"complex", false, false, false, 21u, 19u, 2'350'000},
+        std::tuple{"complex", true, false, false, 16u, 14u, 1'715'000},
+        std::tuple{"simple", false, false, false, 1u, 1u, 72'000},
+        std::tuple{"complex", false, true, false, 21u, 19u, 2'562'400},
+        std::tuple{"complex", true, true, false, 16u, 14u, 1'833'600},
+        std::tuple{"simple", false, true, false, 1u, 1u, 79'600},
+        std::tuple{"complex", false, true, true, 21u, 19u, 2'604'900},
+        std::tuple{"complex", true, true, true, 16u, 14u, 1'860'100},
+        std::tuple{"simple", false, true, true, 1u, 1u, 88'600}}) {
     const RunOutput r = run_text(fmt::format(R"({{"machine": {{"cpus": 1}}, "workload": {{
         "generator": "oltp", "clients": 1, "transactions": 1, "mode": "{}", "read_only": {},
-        "lwlocks": {}, "table_size": 100, "heap_pages": 3, "leaf_pages": 1}}}})",
-                                             mode, read_only, lwlocks));
+        "lwlocks": {}, "lock_manager": {}, "buffer_headers": {}, "table_size": 100,
+        "heap_pages": 3, "leaf_pages": 1}}}})",
+                                             mode, read_only, lwlocks, extras, extras));
     EXPECT_EQ(r.metrics.marks.at("queries").count, queries) << mode;
     EXPECT_EQ(r.metrics.marks.at("read_write_requests").count, requests) << mode;
     EXPECT_EQ(r.metrics.marks.at("transactions").count, 1u);
     EXPECT_EQ(r.metrics.duration_ns, duration)
-        << mode << " read_only " << read_only << " lwlocks " << lwlocks;
+        << mode << " read_only " << read_only << " lwlocks " << lwlocks << " extras " << extras;
   }
 }
 

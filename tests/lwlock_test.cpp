@@ -162,7 +162,8 @@ TEST(OltpLwLocks, AComplexTransactionTakesPostgresLwLocksInOrder) {
 
   const Scenario sc = scenario_from_text(
       R"({"workload": {"generator": "oltp", "clients": 1, "transactions": 1,
-          "table_size": 100, "heap_pages": 3, "leaf_pages": 1}})",
+          "table_size": 100, "heap_pages": 3, "leaf_pages": 1, "lock_manager": false,
+          "buffer_headers": false}})",
       "oltp.json");
   const Workload& w = sc.workload;
   const auto backend = std::find_if(w.tasks.begin(), w.tasks.end(),
@@ -198,7 +199,8 @@ TEST(OltpLwLocks, AComplexTransactionTakesPostgresLwLocksInOrder) {
 TEST(OltpLwLocks, ReadOnlyCommitTakesNoneAndTheOldModelStaysReachable) {
   auto lwlock_ops = [](const std::string& extra) {
     const Scenario sc = scenario_from_text(
-        R"({"workload": {"generator": "oltp", "clients": 1)" + extra + "}}", "oltp.json");
+        R"({"workload": {"generator": "oltp", "clients": 1, "lock_manager": false)" + extra + "}}",
+        "oltp.json");
     int n = 0;
     for (const Step& s : sc.workload.tasks.at(1).phases.front().steps)
       n += s.op == Op::kLwLockAcquire;
@@ -209,6 +211,76 @@ TEST(OltpLwLocks, ReadOnlyCommitTakesNoneAndTheOldModelStaysReachable) {
             10 * 8 + 4 * 12);
   EXPECT_EQ(lwlock_ops(R"(, "lwlocks": false)"), 0);
   EXPECT_EQ(lwlock_ops(R"(, "variant": "mysql")"), 0);
+}
+
+// With the lock manager and the buffer headers (the defaults), by hand from 8.4's code
+// (oltp_pgsql.cpp cites it), each LWLock "name:mode", each bare spinlock by kind (`hdr` a
+// buffer header, `msgnum` sinval's msgnumLock; the LWLocks' own mutexes left out):
+//   sinval        AcceptInvalidationMessages: SInvalReadLock S with msgnumLock inside
+//   a page read   its partition S with the pin inside, its content lock S, the unpin
+//   a page change the same with the content lock X, marked dirty, the WAL record inside
+//   BEGIN         the vxid's lock (partition 3: table 0, pkey 1, k 2, client 0's vxid 3 and
+//                 xid 4), sinval (AtStart_Cache)
+//   a statement   snapshot, the plan's table lock, snapshot, the executor's index locks,
+//                 each new lock followed by sinval; the pages; sinval at the execute's and
+//                 at the Sync's CommandCounterIncrement
+//   locks         selects: table and pkey AccessShare (new at the first select); UPDATE
+//                 and INSERT: table RowExclusive and both indexes RowExclusive (new at
+//                 the first UPDATE k), DELETE the table only; the first write's xid lock
+//                 after XidGenLock
+//   COMMIT        WAL, flush, CLOG, ProcArray, then LockReleaseAll: partitions 0-4 in order
+TEST(OltpLwLocks, TheLockManagerSinvalAndBufferHeadersComeWhereThe84CodeTakesThem) {
+  const std::string sinval = "SInvalRead:S msgnum ";
+  const std::string end = sinval + sinval;
+  auto read = [](const char* page) { return fmt::format("map:S hdr {}:S hdr ", page); };
+  auto change = [](const char* page) {
+    return fmt::format("map:S hdr {}:X hdr WALInsert:X hdr ", page);
+  };
+  const std::string heap3 = read("heap") + read("heap") + read("heap");
+  const std::string descend = read("root") + read("leaf");
+  const std::string changes3 = change("heap") + change("leaf") + change("k_leaf");
+  const std::string point = read("root") + read("leaf") + read("heap");
+  std::string expected = "LockMgr3:X " + sinval;  // BEGIN
+  expected += "PA:S LockMgr0:X " + sinval + "PA:S LockMgr1:X " + sinval + point + end;
+  for (int i = 1; i < 10; ++i) expected += "PA:S PA:S " + point + end;
+  for (int i = 0; i < 4; ++i) expected += "PA:S PA:S " + read("root") + read("leaf") + heap3 + end;
+  expected += "PA:S LockMgr0:X " + sinval + "PA:S LockMgr1:X " + sinval + "LockMgr2:X " + sinval +
+              descend + "XidGen:X LockMgr4:X " + changes3 + end;  // UPDATE k
+  expected += "PA:S PA:S " + descend + change("heap") + end;      // UPDATE c
+  expected += "PA:S PA:S " + descend + changes3 + end;            // FIXME
+  expected += "PA:S PA:S " + descend + change("heap") + end;      // DELETE
+  expected += "PA:S PA:S " + changes3 + end;                      // INSERT
+  expected += "WALInsert:X WALWrite:X CLogControl:X PA:X ";
+  expected += "LockMgr0:X LockMgr1:X LockMgr2:X LockMgr3:X LockMgr4:X ";
+
+  const Scenario sc = scenario_from_text(
+      R"({"workload": {"generator": "oltp", "clients": 1, "transactions": 1,
+          "table_size": 100, "heap_pages": 3, "leaf_pages": 1}})",
+      "oltp.json");
+  const Workload& w = sc.workload;
+  auto kind = [](std::string_view n) -> std::string {
+    n.remove_prefix(n.find('.') + 1);  // the "oltp." prefix
+    if (n.starts_with("buffer.")) n.remove_prefix(7);
+    if (n.starts_with("BufMappingLock")) return "map";
+    if (n.starts_with("LockMgrLock")) return "LockMgr" + std::string(n.substr(11));
+    for (std::string_view k : {"k_leaf", "leaf", "heap", "root"})
+      if (n.starts_with(k)) return std::string(k);
+    if (n == "ProcArrayLock") return "PA";
+    n.remove_suffix(4);  // WALInsertLock -> WALInsert
+    return std::string(n);
+  };
+  std::string got;
+  for (const Step& s : w.tasks.at(1).phases.front().steps) {
+    if (s.op == Op::kLwLockAcquire) {
+      got += kind(w.lwlocks.names[s.object]) +
+             (static_cast<LwLockMode>(s.amount) == LwLockMode::kShared ? ":S " : ":X ");
+    } else if (s.op == Op::kSpinLock) {
+      const std::string& n = w.spinlocks.names[s.object];
+      if (n.ends_with(".header")) got += "hdr ";
+      if (n.ends_with(".msgnumLock")) got += "msgnum ";
+    }
+  }
+  EXPECT_EQ(got, expected);
 }
 
 // Bad input names the file and the key; misuse at run time is a workload error.

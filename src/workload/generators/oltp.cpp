@@ -14,7 +14,9 @@
 // pgsql (with `lwlocks`, the default): the backend takes PostgreSQL 8.4's LWLocks per
 // statement as 8.4's code does (oltp_pgsql.cpp: ProcArrayLock, buffer-mapping partitions,
 // buffer content locks, WALInsertLock, XidGenLock, and at a writing COMMIT WALInsertLock,
-// WALWriteLock, CLogControlLock and ProcArrayLock exclusive), each an LWLock of the engine
+// WALWriteLock, CLogControlLock and ProcArrayLock exclusive; with `lock_manager` the
+// LockMgrLock partitions and SInvalReadLock, with `buffer_headers` the buffer header
+// spinlocks), each an LWLock of the engine
 // (sim/lwlock.h: a waiter queues and sleeps, a release wakes the head), whose mutex
 // spinlock waits as 8.4's s_lock, spins_per_delay adaptive.
 // mysql (with `innodb_latches`, the default): the connection thread takes MySQL 5.1.45
@@ -109,7 +111,13 @@ namespace {
     "assumption (8.4 s_lock.c spins_per_delay)",                                               \
     "pgsql with lwlocks: one TAS + PAUSE round of s_lock, spun spins_per_delay times")         \
   X(Time, mutex_ns, 100, params::duration(), "assumption",                                     \
-    "pgsql with lwlocks: CPU under an LWLock's mutex spinlock per acquire or release")         \
+    "pgsql with lwlocks: CPU under an LWLock's mutex spinlock per acquire or release, "        \
+    "and under a buffer header or sinval's msgnumLock spinlock")                               \
+  X(bool, lock_manager, true, params::any(), "PostgreSQL 8.4 lock.c, sinval.c",                \
+    "pgsql with lwlocks: the lock manager's partition locks (vxid, xid, the relations) and "   \
+    "the shared invalidation queue's read at each new relation lock and command end")          \
+  X(bool, buffer_headers, true, params::any(), "PostgreSQL 8.4 bufmgr.c",                      \
+    "pgsql with lwlocks: the buffer header spinlock of each pin, unpin and dirtying")          \
   X(Time, wal_flush_ns, 5'000, params::duration(), "assumption",                               \
     "pgsql with lwlocks: COMMIT's hold of WALWriteLock (write and flush)")                     \
   X(int, leaf_pages, 28, params::range(1, 100'000), "assumption (10,000 rows)",                \
@@ -298,9 +306,9 @@ void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
   std::optional<oltp::PgLocks> pg;
   std::optional<oltp::InnodbLatches> innodb;
   if (lwlocks) {
-    pg.emplace(
-        w, oltp::PgSettings{p.name, p.buffer_partitions, p.leaf_pages, p.heap_pages, p.table_size,
-                            p.hold_ns, p.wal_hold_ns, p.wal_flush_ns, p.mutex_ns, locks.config});
+    pg.emplace(w, oltp::PgSettings{p.name, p.buffer_partitions, p.leaf_pages, p.heap_pages,
+                                   p.table_size, p.hold_ns, p.wal_hold_ns, p.wal_flush_ns,
+                                   p.mutex_ns, locks.config, p.lock_manager, p.buffer_headers});
   } else if (p.variant == "mysql" && p.innodb_latches) {
     innodb.emplace(
         w, oltp::InnodbSettings{p.name, p.hold_ns, p.wal_hold_ns, p.wal_flush_ns, locks.config});
@@ -332,6 +340,7 @@ void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
     const int32_t reply = w.semaphores.intern(fmt::format("{}.{}.reply", p.name, c));
     std::vector<Step> client, server;
     const auto ids = rows(p, txn, ctx.seed, static_cast<size_t>(c));
+    oltp::PgTransaction pg_txn{c, txn.front() == Query::kBegin, 0};
     for (size_t q = 0; q < txn.size(); ++q) {
       const auto at = txn.begin() + static_cast<std::ptrdiff_t>(q);
       client.push_back(gen::run(p.client_ns));
@@ -342,7 +351,7 @@ void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
         client.push_back(gen::mark(requests));
       server.push_back(Step{Op::kSemWait, 0, 1, request, -1, false, false});
       if (pg) {
-        pg->serve(txn[q], ids[q].first, ids[q].second, at == first_write, writes, server);
+        pg->serve(txn[q], ids[q].first, ids[q].second, at == first_write, writes, pg_txn, server);
         server.push_back(gen::run(server_cpu(p, txn[q])));
       } else {
         // A data statement passes the gate at its first row call and leaves it at its end
