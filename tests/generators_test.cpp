@@ -780,17 +780,50 @@ TEST(Desktop, MediaPlayerTakesTheMovieLengthUnlessTheCardRunsDry) {
   EXPECT_EQ(dry.metrics.marks.at("frames").count, 25u);
 }
 
-// amarok's scanner: per song 3 ms of tag parsing, a 1 ms round trip to mysqld and 2 ms
-// reading the next file: 10 songs are loaded at 60 ms (4 CPUs: nothing waits).
-TEST(Desktop, AmarokLoadsItsCollectionSongBySongThroughMysqld) {
+// Amarok 2.2.0's scan of 5 tracks in directories of 2 (2, 2, 1) on 4 CPUs (nothing waits
+// for a CPU), the default costs, by hand. The scanner writes its 3 <folder> elements at
+// 100, 200 and 300 us (the walk), <itemcount> at 300, then per track 2 ms asleep and 3 ms
+// of CPU: tracks at 5.3, 10.3 | 15.3, 20.3 | 25.3 ms, each directory's <compilation> right
+// after its last track, </scanner> at 25.3 ms. The GUI thread spends 50 us on each of the
+// 13 elements (done at 0.15, 0.25, 0.35, 0.4, 5.35, 10.35, 10.4, 15.35, 20.35, 20.4,
+// 25.35, 25.4, 25.45 ms). The parser: each folder 100 us parsed + a SELECT and an INSERT
+// (2 x 300): done at 0.85, 1.55, 2.25 ms, the count at 2.35; directory 0's elements at
+// 5.45, 10.45, 10.55. Directory 1's first track at 15.45, then directory 0 written: 4
+// statements (1.2 ms) and per track its listing (0.2) and 3 statements (0.9): 18.85; its
+// second track at 20.45, its compilation 20.55. Directory 2's track at 25.45, directory 1
+// written by 28.85, its compilation 28.95; </scanner> 29.05, directory 2 written (1.2 + 1.1)
+// 31.35, the copy of 5 tracks (5 x 20 us) 31.45 ms: the collection is loaded.
+TEST(Desktop, AmarokScansItsCollectionAsAmarok220Does) {
   ScenarioOverrides o;
   o.duration_s = 1;
   const RunOutput r = run_text(R"({"machine": {"cpus": 4}, "workload": {
-      "generator": "mediaplayer", "movie_s": 1, "songs": 10}})",
+      "generator": "mediaplayer", "movie_s": 1, "songs": 5, "songs_per_dir": 2}})",
                                o);
-  EXPECT_EQ(r.metrics.marks.at("songs").count, 10u);
-  EXPECT_EQ(r.metrics.marks.at("collection_loaded").first_ns, 60'000'000);
-  EXPECT_EQ(r.task("mysqld").cpu_time_ns, 10'000'000);
+  EXPECT_EQ(r.metrics.marks.at("songs").count, 5u);
+  EXPECT_EQ(r.metrics.marks.at("collection_loaded").first_ns, 31'450'000);
+  EXPECT_EQ(r.task("amarok").cpu_time_ns, 13 * 50'000);
+  EXPECT_EQ(r.task("amarok.scanner").cpu_time_ns, 300'000 + 5 * 3'000'000);
+  // 13 elements parsed, 3 folders' statements, 3 directories' and 5 tracks' writes, the copy.
+  EXPECT_EQ(r.task("amarok.parser").cpu_time_ns,
+            13 * 100'000 + 3 * 600'000 + 3 * 1'200'000 + 5 * 1'100'000 + 100'000);
+}
+
+// A full pipe blocks the scanner. One track, a GUI thread taking 1 ms per element: with
+// room for 160 elements the scanner writes <folder> and <itemcount> at 0.1 ms and its
+// track 5 ms later; with room for one, <itemcount> waits until the GUI has read the
+// folder (1.1 ms), so the track and everything after it come 1 ms later.
+TEST(Desktop, AmaroksScannerBlocksOnAFullPipe) {
+  ScenarioOverrides o;
+  o.duration_s = 1;
+  auto first_song = [&](int pipe_lines) {
+    const RunOutput r = run_text(fmt::format(R"({{"machine": {{"cpus": 4}}, "workload": {{
+        "generator": "mediaplayer", "movie_s": 1, "songs": 1, "gui_line_ns": 1000000,
+        "pipe_lines": {}}}}})",
+                                             pipe_lines),
+                                 o);
+    return r.metrics.marks.at("collection_loaded").first_ns;
+  };
+  EXPECT_EQ(first_song(1) - first_song(160), 1'000'000);
 }
 
 // The registry: every generator once, in order, and each runs from its defaults alone.
@@ -883,6 +916,12 @@ TEST(Generators, ParametersAreReadInFileOrderAndCheckedByTheirDeclaration) {
             "w.json: workload.rounds: must be positive, or -1 for no end");
   EXPECT_EQ(input_error([] { generated(R"({"generator": "mediaplayer", "audio_period_ns": 0})"); }),
             "w.json: workload.audio_period_ns: must be positive");
+  // amarok's final copy, one copy_ns per track, would overflow a duration.
+  EXPECT_EQ(input_error([] {
+              generated(R"({"generator": "mediaplayer", "songs": 1000, "copy_ns": 1125899906843})");
+            }),
+            "w.json: workload.copy_ns: 1000 tracks of 1125899906843 ns exceed the longest "
+            "duration (1125899906842624 ns)");
   // "auto" is the default, written out.
   const Scenario written = generated(R"({"generator": "x264", "bframes": "auto", "ref": "auto",
       "threads": "auto", "frames": 30})");
@@ -894,17 +933,18 @@ TEST(Generators, ParametersAreReadInFileOrderAndCheckedByTheirDeclaration) {
             generated(R"({"generator": "kbuild", "jobs": 3})", 3).workload.semaphore_initial);
 }
 
-// mediaplayer's io_ns and movie_delay_ns (each once divided by zero): 10 songs of 3 ms
-// parsing, a 1 ms mysqld round trip and 1 ms of reading are loaded at 50 ms; mplayer
-// started 5 ms late finishes its 1 s movie at 1025 ms.
+// mediaplayer's io_ns and movie_delay_ns (each once divided by zero): the 5-track scan of
+// AmarokScansItsCollectionAsAmarok220Does with 1 ms of reading per track instead of 2
+// loads at 26.45 ms, 5 ms earlier; mplayer started 5 ms late finishes its 1 s movie at
+// 1025 ms.
 TEST(Desktop, MediaPlayerReadsItsDelayAndTheScannersReadTime) {
   ScenarioOverrides o;
   o.duration_s = 2;
   const RunOutput r = run_text(R"({"machine": {"cpus": 4}, "workload": {
-      "generator": "mediaplayer", "movie_s": 1, "songs": 10, "io_ns": 1000000,
-      "movie_delay_ns": 5000000}})",
+      "generator": "mediaplayer", "movie_s": 1, "songs": 5, "songs_per_dir": 2,
+      "io_ns": 1000000, "movie_delay_ns": 5000000}})",
                                o);
-  EXPECT_EQ(r.metrics.marks.at("collection_loaded").first_ns, 50'000'000);
+  EXPECT_EQ(r.metrics.marks.at("collection_loaded").first_ns, 26'450'000);
   EXPECT_EQ(r.metrics.marks.at("movie_done").first_ns, 1'025'000'000);
 }
 

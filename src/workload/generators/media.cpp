@@ -1,6 +1,6 @@
 // The media player test of the 2009 fairness posts (docs/workloads/mediaplayer.md, a
 // reconstruction): mplayer playing a movie of `movie_s` seconds (360) beside amarok scanning a
-// collection of `songs` (12,000) backed by mysqld, all on `cpus`.
+// collection of `songs` (12,000) into its embedded MySQL, all on `cpus`.
 //
 // mplayer: an audio thread feeds the sound card one period of `audio_period_ns` (20 ms)
 //   at a time, `audio_ns` (0.5 ms) of decoding each, then sleeps until the card needs
@@ -10,16 +10,20 @@
 //   4 ms), waits for its presentation time on that clock and shows it (mark `frames`).
 //   After the last period has played, mark `movie_done`: its first_ms is the wall time
 //   to play the movie; ideal is the movie's length plus one audio period.
-// amarok: per song the scanner parses tags (`song_ns`, 3 ms), asks mysqld (`query_ns`,
-//   1 ms of mysqld's time) in a synchronous round trip and reads the next file
-//   (`io_ns`, 2 ms asleep); mark `songs` per song and `collection_loaded` at the end.
+// amarok: Amarok 2.2.0's full collection scan (amarok.cpp): its scanner process writes
+//   one XML element per directory and per track into a pipe, the GUI thread reads them
+//   and wakes the parser thread, which writes each directory's tracks to the MySQL
+//   embedded in Amarok's process; mark `songs` per track written, `collection_loaded`
+//   after the final copy into the permanent tables.
 //
 // Every cost and period here is an assumption with a documented default: the E4 setup
-// gives only a movie decoded at a few ms per frame and a mysql-backed scanner
-// (docs/workloads/mediaplayer.md). The 20 ms period is about one sound-card period of 1024 frames
-// at 48 kHz (21.3 ms), rounded so that a 25 fps frame is two periods.
+// gives only a movie decoded at a few ms per frame and a mysql-backed scan; amarok's
+// structure is Amarok 2.2.0's (docs/workloads/mediaplayer.md). The 20 ms period is about one
+// sound-card period of 1024 frames at 48 kHz (21.3 ms), rounded so that a 25 fps frame is two
+// periods.
 #include <fmt/format.h>
 
+#include "workload/generators/amarok.h"
 #include "workload/generators/builder.h"
 #include "workload/generators/declare.h"
 
@@ -28,26 +32,42 @@ namespace {
 
 using params::CpuList;
 
-#define MEDIAPLAYER_PARAMS(X)                                                             \
-  X(int64_t, movie_s, 360, params::range(1, 86'400), "E4: an exactly 6-minute movie",     \
-    "the movie's length in seconds")                                                      \
-  X(int64_t, fps, 25, params::range(1, 1000), "assumption", "video frames per second")    \
-  X(Time, audio_period_ns, 20 * kNsPerMs, params::duration(),                             \
-    "assumption (1024 frames at 48 kHz: 21.3 ms)", "one sound-card period")               \
-  X(Time, audio_ns, kNsPerMs / 2, params::duration(), "assumption",                       \
-    "CPU to decode one audio period")                                                     \
-  X(Time, decode_ns, 4 * kNsPerMs, params::duration(), "assumption",                      \
-    "CPU to decode one video frame")                                                      \
-  X(Time, movie_delay_ns, 0, params::duration(), "schedlab", "when mplayer starts")       \
-  X(int64_t, songs, 12'000, params::range(0, 10'000'000), "E4: a 12,000-song collection", \
-    "songs amarok scans; 0: no amarok and no mysqld")                                     \
-  X(Time, song_ns, 3 * kNsPerMs, params::duration(), "assumption",                        \
-    "amarok's CPU to parse one song's tags")                                              \
-  X(Time, query_ns, kNsPerMs, params::duration(), "assumption", "mysqld's CPU per song")  \
-  X(Time, io_ns, 2 * kNsPerMs, params::duration(), "assumption",                          \
-    "amarok asleep reading the next file")                                                \
-  X(int, nice, 0, params::range(-20, 19), "schedlab", "nice level of mplayer's threads")  \
-  X(CpuList, cpus, std::nullopt, params::any(), "E4: all on CPU 0",                       \
+#define MEDIAPLAYER_PARAMS(X)                                                                   \
+  X(int64_t, movie_s, 360, params::range(1, 86'400), "E4: an exactly 6-minute movie",           \
+    "the movie's length in seconds")                                                            \
+  X(int64_t, fps, 25, params::range(1, 1000), "assumption", "video frames per second")          \
+  X(Time, audio_period_ns, 20 * kNsPerMs, params::duration(),                                   \
+    "assumption (1024 frames at 48 kHz: 21.3 ms)", "one sound-card period")                     \
+  X(Time, audio_ns, kNsPerMs / 2, params::duration(), "assumption",                             \
+    "CPU to decode one audio period")                                                           \
+  X(Time, decode_ns, 4 * kNsPerMs, params::duration(), "assumption",                            \
+    "CPU to decode one video frame")                                                            \
+  X(Time, movie_delay_ns, 0, params::duration(), "schedlab", "when mplayer starts")             \
+  X(int64_t, songs, 12'000, params::range(0, 10'000'000), "E4: a 12,000-song collection",       \
+    "tracks amarok 2.2.0 scans; 0: no amarok")                                                  \
+  X(int, songs_per_dir, 12, params::range(1, 100'000), "assumption (an album per directory)",   \
+    "tracks per directory; the parser writes a directory's rows at the next one's first track") \
+  X(int, pipe_lines, 160, params::range(1, 1'000'000),                                          \
+    "2.6's 16-page pipe (64 KiB); 400-byte elements an assumption",                             \
+    "scanner elements the stdout pipe holds before the scanner's write blocks")                 \
+  X(Time, walk_ns, 100'000, params::duration(), "assumption",                                   \
+    "scanner: CPU to list one directory in the walk before the tracks")                         \
+  X(Time, io_ns, 2 * kNsPerMs, params::duration(), "assumption",                                \
+    "scanner: asleep on a track's first read from disk")                                        \
+  X(Time, song_ns, 3 * kNsPerMs, params::duration(), "assumption",                              \
+    "scanner: CPU per track (its log line, two TagLib parses, the MD5 of 16 KiB, the element)") \
+  X(Time, gui_line_ns, 50'000, params::duration(), "assumption",                                \
+    "amarok's GUI thread: CPU per element read from the pipe, with its progress event")         \
+  X(Time, parse_line_ns, 100'000, params::duration(), "assumption",                             \
+    "amarok's parser thread: CPU to parse one element")                                         \
+  X(Time, list_ns, 200'000, params::duration(), "assumption",                                   \
+    "parser: CPU to list a track's directory and read its file times")                          \
+  X(Time, sql_ns, 300'000, params::duration(), "assumption",                                    \
+    "parser: CPU per statement on the embedded MySQL (MyISAM)")                                 \
+  X(Time, copy_ns, 20'000, params::duration(), "assumption",                                    \
+    "parser: CPU per track of the final copy into the permanent tables")                        \
+  X(int, nice, 0, params::range(-20, 19), "schedlab", "nice level of mplayer's threads")        \
+  X(CpuList, cpus, std::nullopt, params::any(), "E4: all on CPU 0",                             \
     "the CPUs of every task; all: not pinned")
 SCHEDLAB_DECLARE_PARAMS(MediaplayerParams, MEDIAPLAYER_PARAMS)
 
@@ -59,6 +79,11 @@ void validate(const MediaplayerParams& p, const GeneratorContext& ctx) {
     gen::reject(ctx, &MediaplayerParams::audio_period_ns,
                 fmt::format("a frame ({} ns at {} fps) must be a whole number of audio periods",
                             frame_ns, p.fps));
+  // The final copy is one run of copy_ns per track: it must stay a duration.
+  if (p.songs > 0 && p.copy_ns > kMaxDurationNs / p.songs)
+    gen::reject(ctx, &MediaplayerParams::copy_ns,
+                fmt::format("{} tracks of {} ns exceed the longest duration ({} ns)", p.songs,
+                            p.copy_ns, kMaxDurationNs));
 }
 
 // mplayer: the audio thread feeds the card period by period and posts the frame clock
@@ -100,31 +125,11 @@ void add_mplayer(const MediaplayerParams& p, Workload& w) {
   gen::add_task(w, std::move(video));
 }
 
-// amarok's collection scanner and the mysqld that answers it, one round trip per song.
 void add_amarok(const MediaplayerParams& p, Workload& w) {
-  const int32_t request = w.semaphores.intern("mysqld.requests");
-  const int32_t reply = w.semaphores.intern("mysqld.replies");
-  const int32_t song_mark = w.marks.intern("songs");
-  const int32_t loaded = w.marks.intern("collection_loaded");
-  std::vector<Step> scan = {gen::run(p.song_ns), Step{Op::kSemPost, 0, 1, request, -1, false, true},
-                            Step{Op::kSemWait, 0, 1, reply, -1, false, false},
-                            gen::mark(song_mark)};
-  if (p.io_ns > 0) scan.push_back(gen::sleep_for(p.io_ns));
-  TaskSpec scanner = gen::one_shot("amarok.scanner", 1, std::move(scan));
-  scanner.phases.front().loop = p.songs;
-  Phase finished;
-  finished.name = "loaded";
-  finished.steps = {gen::mark(loaded)};
-  scanner.phases.push_back(std::move(finished));
-  scanner.cpus = p.cpus;
-  gen::add_task(w, std::move(scanner));
-  TaskSpec mysqld =
-      gen::one_shot("mysqld", 1,
-                    {Step{Op::kSemWait, 0, 1, request, -1, false, false}, gen::run(p.query_ns),
-                     Step{Op::kSemPost, 0, 1, reply, -1, false, true}});
-  mysqld.phases.front().loop = p.songs;
-  mysqld.cpus = p.cpus;
-  gen::add_task(w, std::move(mysqld));
+  amarok::add_collection_scan(
+      amarok::ScanSettings{p.songs, p.songs_per_dir, p.pipe_lines, p.walk_ns, p.io_ns, p.song_ns,
+                           p.gui_line_ns, p.parse_line_ns, p.list_ns, p.sql_ns, p.copy_ns, p.cpus},
+      w);
 }
 
 void generate(const MediaplayerParams& p, const GeneratorContext&, Workload& w) {
