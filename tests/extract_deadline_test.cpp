@@ -1,6 +1,7 @@
 // SCHED_DEADLINE in workload extraction (docs/replay.md): a trace shows a deadline task
 // only by its prio (-1), so its runtime, deadline and period are given (--dl) or inferred
 // from its wake-ups. Round trips through the simulator: `run --ftrace`, extract, replay.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -123,8 +124,8 @@ TEST(ExtractDeadline, InferredParametersOfAPeriodicTask) {
 }
 
 // Hand-made wake-ups: at 0, 10, 21, 30, 40 ms with CPU so far 1, 3, 4, 8, 9 ms and 10 ms in
-// all. Intervals 10, 11, 9, 10: median 10 ms; jobs 1 (before the first wake-up), 2, 1, 4,
-// 1, 1 (after the last): the most is 4 ms.
+// all. Intervals 10, 11, 9, 10: median 10 ms; jobs 2, 1, 4, 1, 1 (after the last; the 1 ms
+// before the first wake-up is not a job): the most is 4 ms.
 TEST(ExtractDeadline, InferenceIsTheMedianIntervalAndTheLargestJob) {
   const std::vector<std::pair<Time, Time>> wakes = {{0, 1'000'000},
                                                     {10'000'000, 3'000'000},
@@ -139,6 +140,54 @@ TEST(ExtractDeadline, InferenceIsTheMedianIntervalAndTheLargestJob) {
   EXPECT_EQ(infer_dl({{0, 0}, {1'000'000, 1'500'000}}, 1'500'001)->runtime_ns, 1'000'000);
   EXPECT_EQ(infer_dl({{0, 0}, {9'000'000, 1'000'001}}, 1'000'001)->runtime_ns, 1'001'000);
   EXPECT_FALSE(infer_dl({{0, 0}}, 1'000));
+  // 7 ms of setup before the first wake-up, then 1 ms a job: the runtime is 1 ms
+  EXPECT_EQ(infer_dl({{10'000'000, 7'000'000}, {20'000'000, 8'000'000}, {30'000'000, 9'000'000}},
+                     10'000'000)
+                ->runtime_ns,
+            1'000'000);
+}
+
+// A thread that makes itself a deadline task after it starts, as rt-app's do with
+// sched_setattr, by hand: "dl" (pid 20) runs 7 ms of setup at prio 120 from 1.000 s, blocks
+// (its switch-out line already shows prio -1), then is woken from interrupt context at
+// 1.010, 1.020 and 1.030 s and runs 2 ms each time. Its lines: one at prio 120, eight at
+// -1, so it is a deadline task (it was SCHED_OTHER when its first line decided); period
+// the median of 10, 10 ms; runtime the most of its jobs 2, 2, 2 ms (the setup before its
+// first wake-up is no job; counted, the runtime was 7 ms). "enc" (pid 21) shows prio 120
+// once and 130 after it: nice 10.
+TEST(ExtractDeadline, AThreadThatBecomesADeadlineTaskIsOne) {
+  std::string text = "# tracer: nop\n#P:2\n";
+  auto line = [&](const std::string& who, int cpu, double at, const std::string& rest) {
+    text += fmt::format("  {} [{:03}] d..2 {:.6f}: {}\n", who, cpu, at, rest);
+  };
+  auto switch_line = [&](const std::string& who, int cpu, double at, const std::string& prev,
+                         int prev_pid, int prev_prio, const char* state, const std::string& next,
+                         int next_pid, int next_prio) {
+    line(who, cpu, at,
+         fmt::format("sched_switch: prev_comm={} prev_pid={} prev_prio={} prev_state={} ==> "
+                     "next_comm={} next_pid={} next_prio={}",
+                     prev, prev_pid, prev_prio, state, next, next_pid, next_prio));
+  };
+  switch_line("<idle>-0", 0, 1.000, "swapper/0", 0, 120, "R", "dl", 20, 120);
+  switch_line("<idle>-0", 1, 1.000, "swapper/1", 0, 120, "R", "enc", 21, 120);
+  switch_line("dl-20", 0, 1.007, "dl", 20, -1, "S", "swapper/0", 0, 120);
+  for (double at : {1.010, 1.020, 1.030}) {
+    text += fmt::format(
+        "  <idle>-0 [000] dNh3 {:.6f}: sched_wakeup: comm=dl pid=20 prio=-1 "
+        "target_cpu=000\n",
+        at);
+    switch_line("<idle>-0", 0, at, "swapper/0", 0, 120, "R", "dl", 20, -1);
+    switch_line("dl-20", 0, at + 0.002, "dl", 20, -1, "S", "swapper/0", 0, 120);
+    switch_line("enc-21", 1, at + 0.001, "enc", 21, 130, "R", "enc", 21, 130);
+  }
+  const ExtractedWorkload w = extract_text(text);
+  const XTask& dl = xtask(w, "dl");
+  EXPECT_EQ(dl.policy, SchedPolicy::kDeadline);
+  EXPECT_TRUE(dl.dl_inferred);
+  EXPECT_EQ(dl.dl_period_ns, 10'000'000);
+  EXPECT_EQ(dl.dl_runtime_ns, 2'000'000);
+  EXPECT_EQ(xtask(w, "enc").policy, SchedPolicy::kOther);
+  EXPECT_EQ(xtask(w, "enc").nice, 10);
 }
 
 TEST(ExtractDeadline, BadOptionsNameTheOption) {

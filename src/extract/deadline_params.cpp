@@ -55,7 +55,9 @@ std::optional<DlInferred> infer_dl(const std::vector<std::pair<Time, Time>>& wak
   std::nth_element(gaps.begin(), mid, gaps.end());
   const Time period = (*mid + kNsPerUs / 2) / kNsPerUs * kNsPerUs;
   if (period <= 0) return std::nullopt;
-  Time most = wakes.front().second;  // the job before the first wake-up
+  // Not the CPU time before the first wake-up: a thread that makes itself a deadline task
+  // (rt-app's, with sched_setattr) sets itself up there under the policy it was forked with.
+  Time most = 0;
   for (size_t i = 1; i < wakes.size(); ++i)
     most = std::max(most, wakes[i].second - wakes[i - 1].second);
   most = std::max(most, total_cpu_ns - wakes.back().second);

@@ -25,9 +25,10 @@ DlGiven parse_dl_option(const std::string& text);
 
 // Inferred from a task's wake-ups, each (time, the task's CPU time so far), and its total
 // CPU time: the period is the median interval between wake-ups, the runtime the most CPU
-// time of one job (from a wake-up to the next; the first job from the start, the last to
-// the end), rounded up to the microsecond and at most the period; the deadline is the
-// period (implicit deadlines). Nothing with fewer than two wake-ups.
+// time of one job (from a wake-up to the next, the last to the end; not what ran before
+// the first wake-up, which may be the thread's setup under the policy it was forked
+// with), rounded up to the microsecond and at most the period; the deadline is the period
+// (implicit deadlines). Nothing with fewer than two wake-ups.
 struct DlInferred {
   Time runtime_ns = 0, period_ns = 0;
 };

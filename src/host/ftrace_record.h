@@ -3,6 +3,7 @@
 // (ftrace_replay.cpp). Internal to src/host.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,7 @@ struct FtraceSide {
   int64_t pid = -1;
   int64_t tgid = 0;  // the (TGID) column of the line's running task; 0: not shown
   std::string comm;
-  int prio = 120;
+  std::optional<int> prio;  // the event's prio field (the kernel's p->prio), where it has one
 };
 
 struct FtraceRecord {

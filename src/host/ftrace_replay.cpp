@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "host/ftrace_record.h"
 
@@ -20,11 +22,30 @@ using Record = FtraceRecord;
 
 struct TaskRow {
   std::string comm;
-  int prio = 120;
   Time created = 0;
   TaskId parent = kNoTask;
   int64_t pid = 0, tgid = 0;
-  bool from_start = false;  // running on a CPU when the trace began
+  bool from_start = false;                           // running on a CPU when the trace began
+  std::vector<std::pair<int, uint32_t>> prios = {};  // each prio its lines show, and how often
+
+  void saw_prio(int prio) {
+    for (auto& [p, n] : prios)
+      if (p == prio) {
+        ++n;
+        return;
+      }
+    prios.emplace_back(prio, 1);
+  }
+  // The prio most of the task's lines show (of equals the later seen), 120 if none shows
+  // one. Not its first: a thread sets its own policy or nice after it starts (rt-app's
+  // SCHED_DEADLINE threads with sched_setattr, x264's frame threads with nice), so its
+  // first lines show what it was forked with; a priority-inheritance boost is brief.
+  int prio() const {
+    std::pair<int, uint32_t> most{120, 0};
+    for (const auto& seen : prios)
+      if (seen.second >= most.second) most = seen;
+    return most.first;
+  }
 };
 
 class Replay {
@@ -88,11 +109,12 @@ class Replay {
                                              : row.comm;
       t.comm = row.comm;
       t.parent = row.parent;
-      t.policy = row.prio < 0     ? SchedPolicy::kDeadline
-                 : row.prio < 100 ? SchedPolicy::kFifo
-                                  : SchedPolicy::kOther;
-      t.rt_priority = row.prio >= 0 && row.prio < 100 ? 99 - row.prio : 0;
-      t.nice = row.prio >= 100 ? row.prio - 120 : 0;
+      const int prio = row.prio();
+      t.policy = prio < 0     ? SchedPolicy::kDeadline
+                 : prio < 100 ? SchedPolicy::kFifo
+                              : SchedPolicy::kOther;
+      t.rt_priority = prio >= 0 && prio < 100 ? 99 - prio : 0;
+      t.nice = prio >= 100 ? prio - 120 : 0;
       t.allowed = ours && named->second.allowed.any() ? named->second.allowed : all_cpus(cpus_);
       t.created_ns = row.created;
       t.pid = row.pid;
@@ -301,12 +323,13 @@ class Replay {
   TaskId task(const Side& s, Time at, TaskId parent) {
     if (s.pid <= 0) return kNoTask;
     auto [it, fresh] = id_of_.try_emplace(s.pid, static_cast<TaskId>(rows_.size()));
-    if (fresh) rows_.push_back({s.comm, s.prio, at, parent, s.pid, 0, false});
+    if (fresh) rows_.push_back({s.comm, at, parent, s.pid, 0, false});
     // The name a task ends with (a child is named after its parent until it execs); the
     // "<...>" of an unknown comm never replaces a name.
     TaskRow& row = rows_[it->second];
     if (!s.comm.empty() && s.comm != "<...>") row.comm = s.comm;
     if (s.tgid > 0) row.tgid = s.tgid;
+    if (s.prio) row.saw_prio(*s.prio);
     return it->second;
   }
 
