@@ -124,37 +124,38 @@ TEST(ExtractDeadline, InferredParametersOfAPeriodicTask) {
 }
 
 // Hand-made wake-ups: at 0, 10, 21, 30, 40 ms with CPU so far 1, 3, 4, 8, 9 ms and 10 ms in
-// all. Intervals 10, 11, 9, 10: median 10 ms; jobs 2, 1, 4, 1, 1 (after the last; the 1 ms
-// before the first wake-up is not a job): the most is 4 ms.
+// all. Intervals 10, 11, 9, 10: median 10 ms; whole jobs 2, 1, 4, 1 (the 1 ms before the
+// first wake-up and the 1 ms after the last are not counted): the most is 4 ms.
 TEST(ExtractDeadline, InferenceIsTheMedianIntervalAndTheLargestJob) {
   const std::vector<std::pair<Time, Time>> wakes = {{0, 1'000'000},
                                                     {10'000'000, 3'000'000},
                                                     {21'000'000, 4'000'000},
                                                     {30'000'000, 8'000'000},
                                                     {40'000'000, 9'000'000}};
-  const std::optional<DlInferred> dl = infer_dl(wakes, 10'000'000);
+  const std::optional<DlInferred> dl = infer_dl(wakes);
   ASSERT_TRUE(dl);
   EXPECT_EQ(dl->period_ns, 10'000'000);
   EXPECT_EQ(dl->runtime_ns, 4'000'000);
   // a job above the period is cut to it; the runtime is rounded up to the microsecond
-  EXPECT_EQ(infer_dl({{0, 0}, {1'000'000, 1'500'000}}, 1'500'001)->runtime_ns, 1'000'000);
-  EXPECT_EQ(infer_dl({{0, 0}, {9'000'000, 1'000'001}}, 1'000'001)->runtime_ns, 1'001'000);
-  EXPECT_FALSE(infer_dl({{0, 0}}, 1'000));
+  EXPECT_EQ(infer_dl({{0, 0}, {1'000'000, 1'500'000}})->runtime_ns, 1'000'000);
+  EXPECT_EQ(infer_dl({{0, 0}, {9'000'000, 1'000'001}})->runtime_ns, 1'001'000);
+  EXPECT_FALSE(infer_dl({{0, 0}}));
   // 7 ms of setup before the first wake-up, then 1 ms a job: the runtime is 1 ms
-  EXPECT_EQ(infer_dl({{10'000'000, 7'000'000}, {20'000'000, 8'000'000}, {30'000'000, 9'000'000}},
-                     10'000'000)
+  EXPECT_EQ(infer_dl({{10'000'000, 7'000'000}, {20'000'000, 8'000'000}, {30'000'000, 9'000'000}})
                 ->runtime_ns,
             1'000'000);
 }
 
 // A thread that makes itself a deadline task after it starts, as rt-app's do with
-// sched_setattr, by hand: "dl" (pid 20) runs 7 ms of setup at prio 120 from 1.000 s, blocks
-// (its switch-out line already shows prio -1), then is woken from interrupt context at
-// 1.010, 1.020 and 1.030 s and runs 2 ms each time. Its lines: one at prio 120, eight at
-// -1, so it is a deadline task (it was SCHED_OTHER when its first line decided); period
-// the median of 10, 10 ms; runtime the most of its jobs 2, 2, 2 ms (the setup before its
-// first wake-up is no job; counted, the runtime was 7 ms). "enc" (pid 21) shows prio 120
-// once and 130 after it: nice 10.
+// sched_setattr, by hand: "dl" (pid 20) sets itself up at prio 120 from 1.000 s: it runs
+// 2 ms, blocks, is woken at 1.003 (rt-app's threads wait for each other at their start)
+// and runs 4 ms more; it blocks at 1.007, its switch-out line already showing prio -1, and
+// is woken from interrupt context at 1.010, 1.020 and 1.030 s, running 2 ms each time. Its
+// lines: four at prio 120, ten at -1, so it is a deadline task (its first line made it
+// SCHED_OTHER before); period the median of its wake-ups' intervals from its first -1
+// line on (10, 10 ms); runtime the most of its whole jobs from then, 2 and 2 ms (counted
+// from its first wake-up the 4 ms of setup after 1.003 made it 4 ms). "enc" (pid 21) shows
+// prio 120 once and 130 after it: nice 10.
 TEST(ExtractDeadline, AThreadThatBecomesADeadlineTaskIsOne) {
   std::string text = "# tracer: nop\n#P:2\n";
   auto line = [&](const std::string& who, int cpu, double at, const std::string& rest) {
@@ -170,6 +171,9 @@ TEST(ExtractDeadline, AThreadThatBecomesADeadlineTaskIsOne) {
   };
   switch_line("<idle>-0", 0, 1.000, "swapper/0", 0, 120, "R", "dl", 20, 120);
   switch_line("<idle>-0", 1, 1.000, "swapper/1", 0, 120, "R", "enc", 21, 120);
+  switch_line("dl-20", 0, 1.002, "dl", 20, 120, "S", "swapper/0", 0, 120);
+  line("enc-21", 1, 1.003, "sched_wakeup: comm=dl pid=20 prio=120 target_cpu=000");
+  switch_line("<idle>-0", 0, 1.003, "swapper/0", 0, 120, "R", "dl", 20, 120);
   switch_line("dl-20", 0, 1.007, "dl", 20, -1, "S", "swapper/0", 0, 120);
   for (double at : {1.010, 1.020, 1.030}) {
     text += fmt::format(

@@ -78,6 +78,9 @@ struct TaskInfo {
   int rt_priority = 0;
   CpuMask allowed;
   Time created_ns = 0;
+  // A recording: when the task's lines first show the prio its policy and nice come from
+  // (a thread may set its own after it starts); 0 in a simulation, which sets them at once.
+  Time policy_since_ns = 0;
   // A recording's kernel thread id and thread group id (0: not known, as in a simulation).
   int64_t pid = 0, tgid = 0;
   // A recording's comm, the kernel's name of the thread, when `name` is another (a comm

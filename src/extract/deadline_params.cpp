@@ -46,8 +46,7 @@ DlGiven parse_dl_option(const std::string& text) {
   return g;
 }
 
-std::optional<DlInferred> infer_dl(const std::vector<std::pair<Time, Time>>& wakes,
-                                   Time total_cpu_ns) {
+std::optional<DlInferred> infer_dl(const std::vector<std::pair<Time, Time>>& wakes) {
   if (wakes.size() < 2) return std::nullopt;
   std::vector<Time> gaps;
   for (size_t i = 1; i < wakes.size(); ++i) gaps.push_back(wakes[i].first - wakes[i - 1].first);
@@ -55,12 +54,11 @@ std::optional<DlInferred> infer_dl(const std::vector<std::pair<Time, Time>>& wak
   std::nth_element(gaps.begin(), mid, gaps.end());
   const Time period = (*mid + kNsPerUs / 2) / kNsPerUs * kNsPerUs;
   if (period <= 0) return std::nullopt;
-  // Not the CPU time before the first wake-up: a thread that makes itself a deadline task
-  // (rt-app's, with sched_setattr) sets itself up there under the policy it was forked with.
+  // Whole jobs only: before the first wake-up a thread may set itself up (rt-app's make
+  // themselves deadline tasks then), after the last it may tear down and exit.
   Time most = 0;
   for (size_t i = 1; i < wakes.size(); ++i)
     most = std::max(most, wakes[i].second - wakes[i - 1].second);
-  most = std::max(most, total_cpu_ns - wakes.back().second);
   const Time runtime = std::min(period, (most + kNsPerUs - 1) / kNsPerUs * kNsPerUs);
   if (runtime <= 0) return std::nullopt;
   return DlInferred{runtime, period};

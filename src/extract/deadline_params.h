@@ -23,16 +23,15 @@ struct DlGiven {
 // (sched_setattr's rule). Throws InputError (key "--dl TEXT") otherwise.
 DlGiven parse_dl_option(const std::string& text);
 
-// Inferred from a task's wake-ups, each (time, the task's CPU time so far), and its total
-// CPU time: the period is the median interval between wake-ups, the runtime the most CPU
-// time of one job (from a wake-up to the next, the last to the end; not what ran before
-// the first wake-up, which may be the thread's setup under the policy it was forked
-// with), rounded up to the microsecond and at most the period; the deadline is the period
+// Inferred from a task's wake-ups as a deadline task (the caller leaves out those before
+// its lines show prio -1), each (time, the task's CPU time so far): the period is the
+// median interval between wake-ups, the runtime the most CPU time of one whole job (from a
+// wake-up to the next: before the first a thread may set itself up, after the last tear
+// down), rounded up to the microsecond and at most the period; the deadline is the period
 // (implicit deadlines). Nothing with fewer than two wake-ups.
 struct DlInferred {
   Time runtime_ns = 0, period_ns = 0;
 };
-std::optional<DlInferred> infer_dl(const std::vector<std::pair<Time, Time>>& wakes,
-                                   Time total_cpu_ns);
+std::optional<DlInferred> infer_dl(const std::vector<std::pair<Time, Time>>& wakes);
 
 }  // namespace schedlab

@@ -333,7 +333,11 @@ void deadline_params(Follow& f, const ExtractOptions& o, std::vector<bool>& used
     return;
   }
   if (x.policy != SchedPolicy::kDeadline) return;
-  const std::optional<DlInferred> dl = infer_dl(f.wakes, x.cpu_ns);
+  // only its jobs as a deadline task: its wake-ups from when its lines show prio -1
+  std::vector<std::pair<Time, Time>> wakes;
+  for (const auto& w : f.wakes)
+    if (w.first >= f.info.policy_since_ns) wakes.push_back(w);
+  const std::optional<DlInferred> dl = infer_dl(wakes);
   if (!dl) {
     notes.push_back(fmt::format(
         "{}: SCHED_DEADLINE in the trace, with fewer than two wake-ups to infer its period "
@@ -347,7 +351,7 @@ void deadline_params(Follow& f, const ExtractOptions& o, std::vector<bool>& used
   notes.push_back(fmt::format(
       "{}: SCHED_DEADLINE parameters inferred (a trace does not show them): period {} us "
       "(the median interval between its wake-ups), runtime {} us (its most CPU time in one "
-      "period), deadline = period; --dl {}=R:D:P gives them",
+      "whole job, from a wake-up to the next), deadline = period; --dl {}=R:D:P gives them",
       x.name, x.dl_period_ns / kNsPerUs, x.dl_runtime_ns / kNsPerUs, x.name));
 }
 

@@ -25,26 +25,31 @@ struct TaskRow {
   Time created = 0;
   TaskId parent = kNoTask;
   int64_t pid = 0, tgid = 0;
-  bool from_start = false;                           // running on a CPU when the trace began
-  std::vector<std::pair<int, uint32_t>> prios = {};  // each prio its lines show, and how often
+  bool from_start = false;  // running on a CPU when the trace began
+  struct PrioSeen {
+    int prio = 120;
+    uint32_t lines = 0;
+    Time first_ns = 0;
+  };
+  std::vector<PrioSeen> prios = {};  // each prio its lines show, how often, since when
 
-  void saw_prio(int prio) {
-    for (auto& [p, n] : prios)
-      if (p == prio) {
-        ++n;
+  void saw_prio(int prio, Time at) {
+    for (PrioSeen& p : prios)
+      if (p.prio == prio) {
+        ++p.lines;
         return;
       }
-    prios.emplace_back(prio, 1);
+    prios.push_back({prio, 1, at});
   }
   // The prio most of the task's lines show (of equals the later seen), 120 if none shows
   // one. Not its first: a thread sets its own policy or nice after it starts (rt-app's
   // SCHED_DEADLINE threads with sched_setattr, x264's frame threads with nice), so its
   // first lines show what it was forked with; a priority-inheritance boost is brief.
-  int prio() const {
-    std::pair<int, uint32_t> most{120, 0};
-    for (const auto& seen : prios)
-      if (seen.second >= most.second) most = seen;
-    return most.first;
+  PrioSeen prio() const {
+    PrioSeen most;
+    for (const PrioSeen& seen : prios)
+      if (seen.lines >= most.lines) most = seen;
+    return most;
   }
 };
 
@@ -109,7 +114,8 @@ class Replay {
                                              : row.comm;
       t.comm = row.comm;
       t.parent = row.parent;
-      const int prio = row.prio();
+      const int prio = row.prio().prio;
+      t.policy_since_ns = row.prio().first_ns;
       t.policy = prio < 0     ? SchedPolicy::kDeadline
                  : prio < 100 ? SchedPolicy::kFifo
                               : SchedPolicy::kOther;
@@ -329,7 +335,7 @@ class Replay {
     TaskRow& row = rows_[it->second];
     if (!s.comm.empty() && s.comm != "<...>") row.comm = s.comm;
     if (s.tgid > 0) row.tgid = s.tgid;
-    if (s.prio) row.saw_prio(*s.prio);
+    if (s.prio) row.saw_prio(*s.prio, at);
     return it->second;
   }
 
