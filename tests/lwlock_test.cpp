@@ -130,6 +130,21 @@ TEST(SpinsPerDelay, GrowsBy100WithoutASleepAndShrinksBy1AfterOne) {
   EXPECT_EQ(exit_ns(r, "B"), 4'219'000);
 }
 
+// An oltp LWLock's name in the expectations' shorthand: "map" a buffer-mapping partition,
+// "LockMgrN" a lock-manager partition, the page kinds, "PA" ProcArrayLock, and the others
+// without their "Lock" (WALInsertLock -> WALInsert).
+std::string lwlock_shorthand(std::string_view n) {
+  n.remove_prefix(n.find('.') + 1);  // the "oltp." prefix
+  if (n.starts_with("buffer.")) n.remove_prefix(7);
+  if (n.starts_with("BufMappingLock")) return "map";
+  if (n.starts_with("LockMgrLock")) return "LockMgr" + std::string(n.substr(11));
+  for (std::string_view k : {"k_leaf", "leaf", "heap", "root"})
+    if (n.starts_with(k)) return std::string(k);
+  if (n == "ProcArrayLock") return "PA";
+  n.remove_suffix(4);
+  return std::string(n);
+}
+
 // The LWLocks a PostgreSQL 8.4 backend takes for one sysbench complex read-write
 // transaction (oltp_pgsql.cpp has the 8.4 call sites), in order, each "lock:mode" with
 // the buffers by kind. Per statement, by hand from 8.4's code paths:
@@ -169,24 +184,13 @@ TEST(OltpLwLocks, AComplexTransactionTakesPostgresLwLocksInOrder) {
   const auto backend = std::find_if(w.tasks.begin(), w.tasks.end(),
                                     [](const TaskSpec& t) { return t.name == "oltp-backend0"; });
   ASSERT_NE(backend, w.tasks.end());
-  auto kind = [](const std::string& full) -> std::string {
-    std::string_view n(full);
-    n.remove_prefix(n.find('.') + 1);  // the "oltp." prefix
-    if (n.starts_with("buffer.")) n.remove_prefix(7);
-    if (n.starts_with("BufMappingLock")) return "map";
-    for (std::string_view k : {"k_leaf", "leaf", "heap", "root"})
-      if (n.starts_with(k)) return std::string(k);
-    if (n == "ProcArrayLock") return "PA";
-    n.remove_suffix(4);  // WALInsertLock -> WALInsert
-    return std::string(n);
-  };
   std::string got;
   int acquires = 0, releases = 0;
   for (const Step& s : backend->phases.front().steps) {
     if (s.op == Op::kLwLockRelease) ++releases;
     if (s.op != Op::kLwLockAcquire) continue;
     ++acquires;
-    got += kind(w.lwlocks.names[s.object]) +
+    got += lwlock_shorthand(w.lwlocks.names[s.object]) +
            (static_cast<LwLockMode>(s.amount) == LwLockMode::kShared ? ":S " : ":X ");
   }
   EXPECT_EQ(got, expected);
@@ -258,21 +262,10 @@ TEST(OltpLwLocks, TheLockManagerSinvalAndBufferHeadersComeWhereThe84CodeTakesThe
           "table_size": 100, "heap_pages": 3, "leaf_pages": 1}})",
       "oltp.json");
   const Workload& w = sc.workload;
-  auto kind = [](std::string_view n) -> std::string {
-    n.remove_prefix(n.find('.') + 1);  // the "oltp." prefix
-    if (n.starts_with("buffer.")) n.remove_prefix(7);
-    if (n.starts_with("BufMappingLock")) return "map";
-    if (n.starts_with("LockMgrLock")) return "LockMgr" + std::string(n.substr(11));
-    for (std::string_view k : {"k_leaf", "leaf", "heap", "root"})
-      if (n.starts_with(k)) return std::string(k);
-    if (n == "ProcArrayLock") return "PA";
-    n.remove_suffix(4);  // WALInsertLock -> WALInsert
-    return std::string(n);
-  };
   std::string got;
   for (const Step& s : w.tasks.at(1).phases.front().steps) {
     if (s.op == Op::kLwLockAcquire) {
-      got += kind(w.lwlocks.names[s.object]) +
+      got += lwlock_shorthand(w.lwlocks.names[s.object]) +
              (static_cast<LwLockMode>(s.amount) == LwLockMode::kShared ? ":S " : ":X ");
     } else if (s.op == Op::kSpinLock) {
       const std::string& n = w.spinlocks.names[s.object];
