@@ -123,6 +123,34 @@ TEST(Deadline, ACpuLeftByADeadlineTaskPullsOneWaitingElsewhere) {
   EXPECT_EQ(r.task("c").migrations, 1u);
 }
 
+// A lone deadline task throttled beside a hog pinned to each of 2 CPUs (HZ 1000), by hand:
+// "dl" (runtime 1 ms, period 10 ms) has 3 ms of work; it runs from 0 on CPU 0, is
+// throttled at the 1 ms tick and replenished at 10 and at 20 ms. Each replenishment queues
+// it behind the hog it will preempt, and 6.12's push_dl_task moves it to the CPU that runs
+// no deadline task (from 6.7, 5fe7765997b1): it runs at 10 ms on CPU 1 and at 20 ms on CPU
+// 0 again. 6.6's pushes only from a queue of two or more: it stays on CPU 0.
+TEST(Deadline, From67AReplenishedLoneTaskIsPushedToACpuRunningNoDeadlineTask) {
+  auto dl_runs = [](const std::string& policy) {
+    ScenarioOverrides o;
+    o.policy = policy;
+    o.duration_s = 0.03;
+    const RunOutput r = run_text(R"({"machine": {"cpus": 2, "hz": 1000}, "tasks": {
+        "h0": {"cpus": [0], "loop": 1, "run": 30000},
+        "h1": {"cpus": [1], "loop": 1, "run": 30000},
+        "dl": {"policy": "SCHED_DEADLINE", "dl-runtime": 1000, "dl-period": 10000,
+               "loop": 1, "run": 3000}}})",
+                                 o);
+    Lines runs;
+    for (const std::string& in : r.switch_ins())
+      if (in.ends_with(" dl")) runs.push_back(in);
+    EXPECT_EQ(r.task("dl").cpu_time_ns, 3'000'000) << policy;
+    return std::make_pair(runs, r.task("dl").migrations);
+  };
+  EXPECT_EQ(dl_runs("eevdf-6.12"), std::make_pair(Lines{"0 0 dl", "10 1 dl", "20 0 dl"}, 2ul));
+  EXPECT_EQ(dl_runs("eevdf"), dl_runs("eevdf-6.12"));
+  EXPECT_EQ(dl_runs("eevdf-6.6"), std::make_pair(Lines{"0 0 dl", "10 0 dl", "20 0 dl"}, 0ul));
+}
+
 // A job that blocks and wakes before its deadline with budget to spare keeps its
 // deadline (the CBS rule); one whose remaining budget would overflow its bandwidth gets a
 // new period. Here "s" runs 1 ms, sleeps 1 ms, runs 1 ms...: at each wake-up 1 ms of its

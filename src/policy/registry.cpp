@@ -47,11 +47,16 @@ const PolicyInfo* find_policy(const std::string& name) {
 // here, and its idle class is a CPU with no current task).
 struct UpperClass {
   const char* name;
-  std::unique_ptr<SchedClass> (*make)();
+  std::unique_ptr<SchedClass> (*make)(const PolicyInfo& below);
 };
 const UpperClass kUpperClasses[] = {
-    {"deadline", [] { return std::unique_ptr<SchedClass>(std::make_unique<DlClass>()); }},
-    {"rt", [] { return std::unique_ptr<SchedClass>(std::make_unique<RtClass>()); }},
+    {"deadline",
+     [](const PolicyInfo& below) {
+       return std::unique_ptr<SchedClass>(
+           std::make_unique<DlClass>(DlClass::Rules{.push_lone = below.dl_push_lone}));
+     }},
+    {"rt",
+     [](const PolicyInfo&) { return std::unique_ptr<SchedClass>(std::make_unique<RtClass>()); }},
 };
 
 // Policies that no mainline class takes, and where they come from.
@@ -63,7 +68,7 @@ const char* origin_of(SchedPolicy p) {
 std::string refusal(const PolicyInfo& info, SchedPolicy p) {
   if (info.replaces_every_class)
     for (const UpperClass& upper : kUpperClasses)
-      if (upper.make()->takes(p))
+      if (upper.make(info)->takes(p))
         return fmt::format(
             "{} needs the kernel's {} class, which '{}' replaces (it schedules every policy "
             "itself)",
@@ -103,7 +108,7 @@ ClassStack make_stack(const std::string& name, const ParamList& params, const st
   const PolicyInfo& info = *find_policy(name);
   ClassStack stack;
   if (!info.replaces_every_class)
-    for (const UpperClass& upper : kUpperClasses) stack.classes.push_back(upper.make());
+    for (const UpperClass& upper : kUpperClasses) stack.classes.push_back(upper.make(info));
   stack.classes.push_back(std::move(policy));
   stack.refusal = [&info](SchedPolicy p) { return refusal(info, p); };
   return stack;

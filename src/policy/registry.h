@@ -29,6 +29,9 @@ struct PolicyInfo {
   // The class replaced every class of the kernel (BFS): it is the whole stack, with no
   // deadline or RT class above it. Otherwise it is the normal class below those two.
   bool replaces_every_class = false;
+  // The kernel's deadline class above it pushes a lone queued task (Linux 6.7 on; see
+  // DlClass::Rules).
+  bool dl_push_lone = false;
 };
 
 // A policy whose parameters are the fields of `table` with `defaults` (a preset: a row

@@ -273,7 +273,8 @@ bool DlClass::push_one(CpuId cpu) {
   RunQueue& rq = rq_[cpu];
   const Task* curr = ctx_->curr(cpu);
   const bool curr_dl = rq.curr != kNoTask && !se_[rq.curr].throttled;
-  if (rq.queue.size() + (curr_dl ? 1 : 0) < 2) return false;  // not overloaded
+  if (rules_.push_lone ? rq.queue.empty() : rq.queue.size() + (curr_dl ? 1 : 0) < 2)
+    return false;  // nothing queued; before 6.7, not overloaded
   Task* next = nullptr;
   for (auto it = rq.queue.rbegin(); it != rq.queue.rend(); ++it)
     if (se_[*it].task->nr_cpus_allowed > 1) {

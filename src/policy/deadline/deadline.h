@@ -7,14 +7,14 @@
 // the replenishment timer at the next period, sched_yield as "job done, sleep until the
 // next period", runtime consumption scaled by CPU capacity, select_task_rq_dl with
 // find_later_rq (free CPUs first, else the CPU with the latest earliest deadline),
-// push_dl_task after a switch or a wake-up, pull_dl_task when a deadline task leaves a
-// CPU. Like a kernel without HRTICK_DL (its default), the runtime is enforced at ticks,
-// so a task may overrun its budget by up to a tick (charged to its next period).
-// Left out: bandwidth reclaiming (GRUB, SCHED_FLAG_RECLAIM), the 0-lag inactive timer
-// (bandwidth is released at exit), deadline servers for the fair class (6.12's
-// fair_server), priority inheritance and capacity-aware placement on asymmetric machines.
-// The class also owns sched_setattr()'s admission control and the count of jobs met and
-// missed (accounting.cpp).
+// push_dl_task after a switch, a wake-up or a replenishment (from an overloaded queue, or
+// from 6.7 any queued task: Rules), pull_dl_task when a deadline task leaves a CPU. Like a kernel
+// without HRTICK_DL (its default), the runtime is enforced at ticks, so a task may overrun its
+// budget by up to a tick (charged to its next period). Left out: bandwidth reclaiming (GRUB,
+// SCHED_FLAG_RECLAIM), the 0-lag inactive timer (bandwidth is released at exit), deadline servers
+// for the fair class (6.12's fair_server), priority inheritance and capacity-aware placement on
+// asymmetric machines. The class also owns sched_setattr()'s admission control and the count of
+// jobs met and missed (accounting.cpp).
 #pragma once
 
 #include <vector>
@@ -26,6 +26,16 @@ namespace schedlab {
 
 class DlClass final : public SchedClass {
  public:
+  // What differs between the releases the stacks above model.
+  struct Rules {
+    // push_dl_task() moves a lone queued task to a CPU running no deadline task: from 6.7
+    // (5fe7765997b1, the pushable tasks drive dl_rq->overloaded) any queued task that may
+    // run elsewhere is pushed; before, only from a queue holding two or more.
+    bool push_lone = false;
+  };
+  DlClass() = default;
+  explicit DlClass(Rules rules) : rules_(rules) {}
+
   void attach(SchedContext& ctx) override;
   bool takes(SchedPolicy p) const override { return p == SchedPolicy::kDeadline; }
   bool idle_until_first_task() const override { return true; }
@@ -108,6 +118,7 @@ class DlClass final : public SchedClass {
   std::vector<int64_t> bw_;
   int64_t total_bw_ = 0;
 
+  Rules rules_;
   std::vector<Entity> se_;
   std::vector<RunQueue> rq_;
   uint64_t next_seq_ = 0;

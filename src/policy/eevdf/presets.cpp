@@ -81,19 +81,25 @@ std::vector<PolicyInfo> eevdf_policies() {
   using eevdf::Eevdf;
   using eevdf::EevdfParams;
   auto make_612 = [](const EevdfParams& p) { return eevdf::make(p, Eevdf::k612); };
-  return {declare_policy<EevdfParams>("eevdf", "EEVDF as in Linux 6.12 (alias of eevdf-6.12)",
-                                      eevdf::table_612(), {}, make_612),
+  // 6.12's deadline class pushes a lone queued task (6.7 on); 6.6's does not.
+  auto with_612_deadline_class = [](PolicyInfo info) {
+    info.dl_push_lone = true;
+    return info;
+  };
+  return {with_612_deadline_class(
+              declare_policy<EevdfParams>("eevdf", "EEVDF as in Linux 6.12 (alias of eevdf-6.12)",
+                                          eevdf::table_612(), {}, make_612)),
           declare_policy<EevdfParams>(
               "eevdf-6.6",
               "EEVDF of Linux 6.6: lag placement, eligibility, earliest virtual deadline, "
               "RUN_TO_PARITY; 0.75 ms base slice",
               eevdf::table_66(), eevdf::defaults_66(),
               [](const EevdfParams& p) { return eevdf::make(p, Eevdf::k66); }),
-          declare_policy<EevdfParams>(
+          with_612_deadline_class(declare_policy<EevdfParams>(
               "eevdf-6.12",
               "EEVDF of Linux 6.12: adds PREEMPT_SHORT, DELAY_DEQUEUE/DELAY_ZERO, custom "
               "slices (dl-runtime on a fair task)",
-              eevdf::table_612(), {}, make_612)};
+              eevdf::table_612(), {}, make_612))};
 }
 
 }  // namespace schedlab
