@@ -573,8 +573,9 @@ TEST(ExtractRecorded, TbenchCompressed) {
 // (the revised wake-up rule), and rt-app's wall-clock runtime ends while it waits; and at
 // each replenishment it pushed it to the other CPU (6.7's push of a lone task). With its
 // real parameters (--dl) the replay under eevdf throttles it as often (measured 51), with
-// every task's CPU time kept (loop means, within 1 us) and the run 1015.6 -> 1022.2 ms
-// (1.006; 1.094 without the push). Bounds with a margin.
+// every task's CPU time kept (loop means, within 1 us), the run 1015.6 -> 1022.2 ms (1.006;
+// 1.094 without the push) and 52 migrations (recorded 49; 0 under 6.6's rule). Bounds with
+// a margin.
 TEST(ExtractRecorded, DeadlineTaskOfRtApp) {
   const std::string trace = kReplay + "rtapp-deadline.txt";
   ExtractOptions alone;
@@ -604,6 +605,20 @@ TEST(ExtractRecorded, DeadlineTaskOfRtApp) {
       static_cast<double>(c.sim_duration_ns) / static_cast<double>(c.real_duration_ns);
   EXPECT_GT(duration, 0.97);
   EXPECT_LT(duration, 1.04);
+  // The kernel moved it between the CPUs at its replenishments (49 migrations recorded);
+  // the replay does too (measured 52; none before 6.7's push of a lone task).
+  auto dl_migrations = [&](const char* policy) {
+    const Metrics m = simulate_metrics(replay_scenario(c.workload, policy));
+    for (const TaskMetrics& t : m.tasks)
+      if (t.name == "dl-0") return t.migrations;
+    ADD_FAILURE() << "no dl-0 under " << policy;
+    return uint64_t{0};
+  };
+  const uint64_t moved = dl_migrations("eevdf"), moved_66 = dl_migrations("eevdf-6.6");
+  std::cout << "dl migrations: " << moved << ", under 6.6's rule " << moved_66 << "\n";
+  EXPECT_GE(moved, 40u);
+  EXPECT_LE(moved, 60u);
+  EXPECT_LE(moved_66, 5u);
 }
 
 // The committed extraction is what extract writes today, byte for byte.

@@ -114,8 +114,9 @@ class Replay {
                                              : row.comm;
       t.comm = row.comm;
       t.parent = row.parent;
-      const int prio = row.prio().prio;
-      t.policy_since_ns = row.prio().first_ns;
+      const TaskRow::PrioSeen seen = row.prio();
+      const int prio = seen.prio;
+      t.policy_since_ns = seen.first_ns;
       t.policy = prio < 0     ? SchedPolicy::kDeadline
                  : prio < 100 ? SchedPolicy::kFifo
                               : SchedPolicy::kOther;

@@ -70,14 +70,6 @@ void write_directory(const ScanSettings& c, int64_t tracks, int32_t song_mark,
   }
 }
 
-Phase phase(std::string name, int64_t loop, std::vector<Step> steps) {
-  Phase p;
-  p.name = std::move(name);
-  p.loop = loop;
-  p.steps = std::move(steps);
-  return p;
-}
-
 TaskSpec task(std::string name, const ScanSettings& c) {
   TaskSpec t = gen::one_shot(std::move(name), 1, {});
   t.phases.clear();
@@ -104,10 +96,10 @@ void add_collection_scan(const ScanSettings& c, Workload& w) {
   TaskSpec scanner = task("amarok.scanner", c);
   std::vector<Step> walk{gen::run(c.walk_ns)};
   write_element(pipes, walk);
-  scanner.phases.push_back(phase("walk", dirs, std::move(walk)));
+  scanner.phases.push_back(gen::phase("walk", dirs, std::move(walk)));
   std::vector<Step> count;
   write_element(pipes, count);
-  scanner.phases.push_back(phase("itemcount", 1, std::move(count)));
+  scanner.phases.push_back(gen::phase("itemcount", 1, std::move(count)));
   auto directory = [&](int64_t tracks) {
     std::vector<Step> s;
     for (int64_t i = 0; i < tracks; ++i) {
@@ -118,20 +110,21 @@ void add_collection_scan(const ScanSettings& c, Workload& w) {
     write_element(pipes, s);  // <compilation>
     return s;
   };
-  if (full_dirs > 0) scanner.phases.push_back(phase("scan", full_dirs, directory(c.songs_per_dir)));
-  if (rest > 0) scanner.phases.push_back(phase("last_directory", 1, directory(rest)));
+  if (full_dirs > 0)
+    scanner.phases.push_back(gen::phase("scan", full_dirs, directory(c.songs_per_dir)));
+  if (rest > 0) scanner.phases.push_back(gen::phase("last_directory", 1, directory(rest)));
   std::vector<Step> end;
   write_element(pipes, end);  // </scanner>
-  scanner.phases.push_back(phase("end", 1, std::move(end)));
+  scanner.phases.push_back(gen::phase("end", 1, std::move(end)));
   gen::add_task(w, std::move(scanner));
 
   // The GUI thread: each element read, its space given back, the parser woken.
   const int64_t elements = dirs + 1 + c.songs + dirs + 1;
   TaskSpec gui = task("amarok", c);
-  gui.phases.push_back(
-      phase("read", elements,
-            {gen::sem_wait(pipes.data), gen::run(c.gui_line_ns),
-             Step{Op::kSemPost, 0, 1, pipes.space, -1, false, true}, gen::sem_post(pipes.parse)}));
+  gui.phases.push_back(gen::phase(
+      "read", elements,
+      {gen::sem_wait(pipes.data), gen::run(c.gui_line_ns),
+       Step{Op::kSemPost, 0, 1, pipes.space, -1, false, true}, gen::sem_post(pipes.parse)}));
   gen::add_task(w, std::move(gui));
 
   // The parser: the folders, the count, then each directory's elements, the previous
@@ -140,10 +133,10 @@ void add_collection_scan(const ScanSettings& c, Workload& w) {
   std::vector<Step> folder;
   parse_element(pipes, c, folder);
   folder.push_back(gen::run(2 * c.sql_ns));
-  parser.phases.push_back(phase("folders", dirs, std::move(folder)));
+  parser.phases.push_back(gen::phase("folders", dirs, std::move(folder)));
   std::vector<Step> itemcount;
   parse_element(pipes, c, itemcount);
-  parser.phases.push_back(phase("itemcount", 1, std::move(itemcount)));
+  parser.phases.push_back(gen::phase("itemcount", 1, std::move(itemcount)));
   auto tracks_of = [&](int64_t tracks, int64_t previous) {
     std::vector<Step> s;
     parse_element(pipes, c, s);
@@ -153,18 +146,18 @@ void add_collection_scan(const ScanSettings& c, Workload& w) {
     return s;
   };
   parser.phases.push_back(
-      phase("first_directory", 1, tracks_of(full_dirs > 0 ? c.songs_per_dir : rest, 0)));
+      gen::phase("first_directory", 1, tracks_of(full_dirs > 0 ? c.songs_per_dir : rest, 0)));
   if (full_dirs > 1)
     parser.phases.push_back(
-        phase("directories", full_dirs - 1, tracks_of(c.songs_per_dir, c.songs_per_dir)));
+        gen::phase("directories", full_dirs - 1, tracks_of(c.songs_per_dir, c.songs_per_dir)));
   if (full_dirs > 0 && rest > 0)
-    parser.phases.push_back(phase("last_directory", 1, tracks_of(rest, c.songs_per_dir)));
+    parser.phases.push_back(gen::phase("last_directory", 1, tracks_of(rest, c.songs_per_dir)));
   std::vector<Step> commit;
   parse_element(pipes, c, commit);  // </scanner>
   write_directory(c, last_dir, song_mark, commit);
   commit.push_back(gen::run(c.copy_ns * c.songs));
   commit.push_back(gen::mark(loaded));
-  parser.phases.push_back(phase("commit", 1, std::move(commit)));
+  parser.phases.push_back(gen::phase("commit", 1, std::move(commit)));
   gen::add_task(w, std::move(parser));
 }
 

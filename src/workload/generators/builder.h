@@ -56,6 +56,15 @@ inline void set_semaphore_initial(Workload& w, int32_t sem, int64_t value) {
   w.semaphore_initial[static_cast<size_t>(sem)] = value;
 }
 
+// A phase that runs `steps` `loop` times.
+inline Phase phase(std::string name, int64_t loop, std::vector<Step> steps) {
+  Phase p;
+  p.name = std::move(name);
+  p.loop = loop;
+  p.steps = std::move(steps);
+  return p;
+}
+
 // A task that runs `steps` once.
 inline TaskSpec one_shot(std::string name, int instances, std::vector<Step> steps, int nice = 0) {
   TaskSpec t;
@@ -63,10 +72,7 @@ inline TaskSpec one_shot(std::string name, int instances, std::vector<Step> step
   t.instances = instances;
   t.loop = 1;
   t.sched.nice = nice;
-  Phase p;
-  p.name = "main";
-  p.steps = std::move(steps);
-  t.phases.push_back(std::move(p));
+  t.phases.push_back(phase("main", 1, std::move(steps)));
   return t;
 }
 

@@ -64,15 +64,8 @@ void add_worker(std::string task_name, std::vector<Step> body, int64_t repeat, c
   TaskSpec t = gen::one_shot(
       std::move(task_name), 0,
       {Step{Op::kSemPost, 0, 1, b.ready, -1, false, false}, gen::wait_progress(b.start, 1)});
-  Phase messages;
-  messages.name = "messages";
-  messages.loop = repeat;
-  messages.steps = std::move(body);
-  t.phases.push_back(std::move(messages));
-  Phase end;
-  end.name = "end";
-  end.steps = {gen::advance(b.done)};
-  t.phases.push_back(std::move(end));
+  t.phases.push_back(gen::phase("messages", repeat, std::move(body)));
+  t.phases.push_back(gen::phase("end", 1, {gen::advance(b.done)}));
   main.push_back(gen::fork(gen::add_task(w, std::move(t))));
 }
 

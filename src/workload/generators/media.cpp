@@ -106,10 +106,7 @@ void add_mplayer(const MediaplayerParams& p, Workload& w) {
     audio.phases.front().steps.push_back(wait_for_card);
   }
   audio.phases.front().steps.push_back(Step{Op::kSemPost, 0, 1, frame_clock, -1, false, false});
-  Phase end;
-  end.name = "drain";
-  end.steps = {wait_for_card, gen::mark(done_mark)};
-  audio.phases.push_back(std::move(end));
+  audio.phases.push_back(gen::phase("drain", 1, {wait_for_card, gen::mark(done_mark)}));
   audio.cpus = p.cpus;
   audio.delay_ns = p.movie_delay_ns;
   gen::add_task(w, std::move(audio));

@@ -88,11 +88,7 @@ void generate(const TbenchParams& p, const GeneratorContext& ctx, Workload& w) {
     // The setup once, then the sample: once, or in a loop until the duration.
     const auto pair_task = [&](const char* role, std::vector<Step> first, std::vector<Step> ops) {
       TaskSpec t = gen::one_shot(fmt::format("{}-{}{}", name, role, i), 0, std::move(first));
-      Phase work;
-      work.name = "ops";
-      work.loop = p.ops > 0 ? 1 : INT64_MAX;
-      work.steps = std::move(ops);
-      t.phases.push_back(std::move(work));
+      t.phases.push_back(gen::phase("ops", p.ops > 0 ? 1 : INT64_MAX, std::move(ops)));
       return gen::add_task(w, std::move(t));
     };
     client_main.push_back(
