@@ -111,5 +111,28 @@ TEST(CpuResidency, AddsUpAsADenseTableDoes) {
   EXPECT_EQ(CpuResidency{}.dense(3), (std::vector<Time>{0, 0, 0}));
 }
 
+// CPUs 0-63 (found by their rank in a bitmap) and the ones above (by a search) mixed, in
+// any order of first visits: every entry lands where a dense table puts it.
+TEST(CpuResidency, LowAndHighCpusMixed) {
+  Rng rng(11);
+  CpuResidency sparse;
+  std::vector<Time> dense(200, 0);
+  for (int i = 0; i < 20000; ++i) {
+    const auto cpu = static_cast<CpuId>(rng.below(4) ? rng.below(64) : 64 + rng.below(136));
+    const auto ns = static_cast<Time>(rng.below(1000)) + 1;
+    sparse.add(cpu, ns);
+    dense[static_cast<size_t>(cpu)] += ns;
+  }
+  EXPECT_EQ(sparse.dense(200), dense);
+  CpuResidency edges;  // 63 and 64 sit on either side of the bitmap's end
+  edges.add(64, 5);
+  edges.add(63, 3);
+  edges.add(0, 1);
+  edges.add(64, 5);
+  EXPECT_EQ(edges.dense(66)[0], 1);
+  EXPECT_EQ(edges.dense(66)[63], 3);
+  EXPECT_EQ(edges.dense(66)[64], 10);
+}
+
 }  // namespace
 }  // namespace schedlab
