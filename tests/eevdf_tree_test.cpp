@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 
+#include "policy/eevdf/deadline_queue.h"
 #include "policy/eevdf/deadline_tree.h"
 
 namespace schedlab::test {
@@ -84,6 +85,60 @@ TEST(EevdfTree, PickEqualsTheScanOnRandomQueues) {
   EXPECT_GT(checked, 50000);
   EXPECT_GT(excluded_checked, 50000);
   EXPECT_GT(ties, 10000);  // equal deadlines were common, so the tie-break was exercised
+}
+
+// The run queue's hybrid (a sorted array while short, the tree while long) against the
+// scan: queues that grow past kToTree and shrink below kToArray again and again, with
+// equal keys common, pick what the scan picks after every change, with and without an
+// excluded entity (queued there or not).
+TEST(EevdfTree, QueuePickEqualsTheScanAcrossBothForms) {
+  constexpr int kTasks = 300, kQueues = 2;
+  std::mt19937_64 rng(23);
+  eevdf::DeadlineTree tree;
+  tree.grow(kTasks - 1);
+  std::vector<eevdf::DeadlineQueue> queues(kQueues);
+  std::vector<std::map<TaskId, Queued>> model(kQueues);
+  std::vector<int> where(kTasks, -1);
+  uint64_t seq = 0;
+  int to_tree = 0, to_array = 0, ties = 0;
+  std::vector<bool> was_tree(kQueues, false);
+  for (int step = 0; step < 40000; ++step) {
+    // Long stretches of mostly inserting, then mostly erasing, per queue.
+    const int q = static_cast<int>(rng() % kQueues);
+    const bool grow = (step / 3000) % 2 == 0 ? rng() % 10 < 8 : rng() % 10 < 2;
+    const auto id = static_cast<TaskId>(rng() % kTasks);
+    if (grow && where[id] < 0) {
+      const auto v = static_cast<int64_t>(rng() % 24), d = v + static_cast<int64_t>(rng() % 8);
+      queues[q].insert(tree, id, v, d);
+      model[q][id] = {v, d, seq++};
+      where[id] = q;
+    } else if (!grow && where[id] >= 0) {
+      queues[where[id]].erase(tree, id);
+      model[where[id]].erase(id);
+      where[id] = -1;
+    } else {
+      continue;
+    }
+    for (int k = 0; k < kQueues; ++k) {
+      if (queues[k].in_tree() != was_tree[k]) (queues[k].in_tree() ? to_tree : to_array)++;
+      was_tree[k] = queues[k].in_tree();
+      ASSERT_TRUE(queues[k].consistent(tree)) << "step " << step;
+      ASSERT_EQ(queues[k].size(), model[k].size());
+      const auto bound = static_cast<int64_t>(rng() % 26) - 1;
+      const auto eligible = [&](int64_t v) { return v <= bound; };
+      const TaskId want = scan(model[k], bound, kNoTask);
+      ASSERT_EQ(queues[k].pick_without(tree, kNoTask, eligible), want) << "step " << step;
+      if (want != kNoTask)
+        for (const auto& [other, e] : model[k])
+          if (other != want && e.deadline == model[k][want].deadline) ++ties;
+      const auto ex = static_cast<TaskId>(rng() % kTasks);  // queued here, elsewhere, or not
+      ASSERT_EQ(queues[k].pick_without(tree, ex, eligible), scan(model[k], bound, ex))
+          << "step " << step << " without " << ex;
+    }
+  }
+  EXPECT_GE(to_tree, 4);  // both forms, and both moves, were exercised
+  EXPECT_GE(to_array, 4);
+  EXPECT_GT(ties, 10000);
 }
 
 // By hand: vruntimes 1..4 with deadlines 9, 5, 5, 3. Up to vruntime 1 only the first is

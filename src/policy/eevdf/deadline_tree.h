@@ -30,6 +30,21 @@ class DeadlineTree {
   void insert(TaskId& root, TaskId id, int64_t vruntime, int64_t deadline) {
     insert_as(root, id, vruntime, deadline, next_seq_++);
   }
+  // The same with an insertion number taken earlier from next_seq() (an entity moving in
+  // from another structure keeps its place among equal keys).
+  void insert_as(TaskId& root, TaskId id, int64_t vruntime, int64_t deadline, uint64_t seq) {
+    Node& n = nodes_[id];
+    n = Node{vruntime, deadline, seq,     deadline, vruntime,
+             seq,      kNoTask,  kNoTask, id,       static_cast<uint32_t>(priority_of(seq) >> 32)};
+    insert_at(root, id);
+  }
+  uint64_t next_seq() { return next_seq_++; }
+  // Empties the tree under `root` into `out`, in key order: f(id, vruntime, deadline, seq).
+  template <typename F>
+  void drain(TaskId& root, F&& out) {
+    drain_at(root, out);
+    root = kNoTask;
+  }
   // Erases `id`; the key and deadline it was inserted with are the ones it is found by.
   void erase(TaskId& root, TaskId id) {
     erase_at(root, id);
@@ -180,11 +195,15 @@ class DeadlineTree {
     pull(r);
     return r;
   }
-  void insert_as(TaskId& root, TaskId id, int64_t vruntime, int64_t deadline, uint64_t seq) {
-    Node& n = nodes_[id];
-    n = Node{vruntime, deadline, seq,     deadline, vruntime,
-             seq,      kNoTask,  kNoTask, id,       static_cast<uint32_t>(priority_of(seq) >> 32)};
-    insert_at(root, id);
+  template <typename F>
+  void drain_at(TaskId t, F& out) {
+    if (t == kNoTask) return;
+    Node& n = nodes_[t];
+    drain_at(n.left, out);
+    out(t, n.vruntime, n.deadline, n.seq);
+    const TaskId right = n.right;
+    n.best = kNoTask;
+    drain_at(right, out);
   }
   void insert_at(TaskId& t, TaskId id) {
     if (t == kNoTask) {

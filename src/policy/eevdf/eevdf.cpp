@@ -186,9 +186,7 @@ TaskId Eevdf::pick_eevdf(RunQueue& rq, TaskId curr) {
   const auto eligible = [&](int64_t vruntime) {
     return avg >= static_cast<Int128>(vruntime - min_vruntime) * load;
   };
-  const TaskId best = curr != kNoTask && tree_.contains(curr)
-                          ? tree_.pick_without(rq.tree, curr, eligible)
-                          : tree_.pick(rq.tree, eligible);
+  const TaskId best = rq.deadlines.pick_without(tree_, curr, eligible);
   if (curr != kNoTask && (best == kNoTask || q_[curr].deadline < q_[best].deadline)) return curr;
   return best == kNoTask ? rq.timeline.leftmost() : best;
 }
@@ -196,15 +194,15 @@ TaskId Eevdf::pick_eevdf(RunQueue& rq, TaskId curr) {
 // ---------------------------------------------------------------- queueing
 
 // Into and out of the timeline: the heap (leftmost, the balancer's order) and the
-// deadline tree (the pick) together.
+// deadline queue (the pick) together.
 void Eevdf::timeline_insert(RunQueue& rq, const Entity& e) {
   rq.timeline.insert(e.task->id, e.vruntime);
-  tree_.insert(rq.tree, e.task->id, e.vruntime, e.deadline);
+  rq.deadlines.insert(tree_, e.task->id, e.vruntime, e.deadline);
 }
 
 void Eevdf::timeline_erase(RunQueue& rq, TaskId id) {
   rq.timeline.erase(id);
-  tree_.erase(rq.tree, id);
+  rq.deadlines.erase(tree_, id);
 }
 
 // The tail of dequeue_entity(): lag, relative deadline, out of the timeline and the load.
@@ -451,8 +449,8 @@ std::string Eevdf::check_invariants() const {
     });
     if (sum != rq.avg_vruntime || w != rq.avg_load)
       return fmt::format("eevdf: CPU {}: the weighted vruntime sum drifted", cpu);
-    if (!tree_.consistent(rq.tree) || tree_.size(rq.tree) != rq.timeline.size())
-      return fmt::format("eevdf: CPU {}: the deadline tree does not match the timeline", cpu);
+    if (!rq.deadlines.consistent(tree_) || rq.deadlines.size() != rq.timeline.size())
+      return fmt::format("eevdf: CPU {}: the deadline queue does not match the timeline", cpu);
     const int64_t v = avg_vruntime(rq);
     Int128 lag = 0;
     int64_t total = 0;

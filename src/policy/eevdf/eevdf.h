@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "policy/balance/balancer.h"
-#include "policy/eevdf/deadline_tree.h"
+#include "policy/eevdf/deadline_queue.h"
 #include "policy/eevdf/params.h"
 #include "policy/fair/fair_rq.h"
 #include "policy/sched_class.h"
@@ -82,8 +82,8 @@ class Eevdf final : public SchedClass {
     // sum of weight x (vruntime - min_vruntime) and of weight over the timeline
     Int128 avg_vruntime = 0;
     int64_t avg_load = 0;
-    TaskId prev = kNoTask;  // put back by this schedule(): pick_eevdf's curr
-    TaskId tree = kNoTask;  // the root of the timeline's entities in tree_
+    TaskId prev = kNoTask;    // put back by this schedule(): pick_eevdf's curr
+    DeadlineQueue deadlines;  // the timeline's entities again, for pick_eevdf()
   };
   struct VruntimeSums {
     Int128 sum;
@@ -114,7 +114,7 @@ class Eevdf final : public SchedClass {
   int64_t base_slice_ = 0;         // sysctl_sched_base_slice after the boot-time scaling
   std::vector<CpuMask> llc_span_;  // per CPU: the CPUs sharing its last-level cache
   fair::Queues<Entity, RunQueue> q_;
-  DeadlineTree tree_;  // the timeline again, for pick_eevdf()
+  DeadlineTree tree_;  // the nodes of the run queues whose DeadlineQueue is a tree
   balance::Balancer balancer_;
 };
 
