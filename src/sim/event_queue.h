@@ -73,10 +73,13 @@ class Agenda {
   size_t size() const { return heap_.size() + slots_.size(); }
 
  private:
+  // (time, seq_kind) compared as one 128-bit number (times are never negative): no branch
+  // on equal times, so choosing among a node's children needs no unpredictable jumps.
   struct Later {
-    bool operator()(const AgendaItem& a, const AgendaItem& b) const {
-      return a.time != b.time ? a.time > b.time : a.seq_kind > b.seq_kind;
+    static UInt128 key(const AgendaItem& a) {
+      return static_cast<UInt128>(static_cast<uint64_t>(a.time)) << 64 | a.seq_kind;
     }
+    bool operator()(const AgendaItem& a, const AgendaItem& b) const { return key(a) > key(b); }
   };
   uint64_t tag(AgendaKind kind) {
     const uint64_t jiffy = kind == AgendaKind::kTick ? uint64_t{1} << 63 : 0;
