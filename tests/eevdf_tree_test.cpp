@@ -4,6 +4,7 @@
 // without an excluded entity, and the tree stays consistent.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -90,7 +91,7 @@ TEST(EevdfTree, PickEqualsTheScanOnRandomQueues) {
 // The run queue's hybrid (a sorted array while short, the tree while long) against the
 // scan: queues that grow past kToTree and shrink below kToArray again and again, with
 // equal keys common, pick what the scan picks after every change, with and without an
-// excluded entity (queued there or not).
+// excluded entity (queued there or not), and keep the leftmost and the walk in key order.
 TEST(EevdfTree, QueuePickEqualsTheScanAcrossBothForms) {
   constexpr int kTasks = 300, kQueues = 2;
   std::mt19937_64 rng(23);
@@ -124,6 +125,15 @@ TEST(EevdfTree, QueuePickEqualsTheScanAcrossBothForms) {
       was_tree[k] = queues[k].in_tree();
       ASSERT_TRUE(queues[k].consistent(tree)) << "step " << step;
       ASSERT_EQ(queues[k].size(), model[k].size());
+      // for_each walks (vruntime, insertion) order; leftmost is its first.
+      std::vector<std::pair<std::pair<int64_t, uint64_t>, TaskId>> order;
+      for (const auto& [queued, e] : model[k]) order.push_back({{e.vruntime, e.seq}, queued});
+      std::sort(order.begin(), order.end());
+      std::vector<TaskId> walked, want_order;
+      queues[k].for_each(tree, [&](TaskId x) { walked.push_back(x); });
+      for (const auto& o : order) want_order.push_back(o.second);
+      ASSERT_EQ(walked, want_order) << "step " << step;
+      ASSERT_EQ(queues[k].leftmost(), order.empty() ? kNoTask : order.front().second);
       const auto bound = static_cast<int64_t>(rng() % 26) - 1;
       const auto eligible = [&](int64_t v) { return v <= bound; };
       const TaskId want = scan(model[k], bound, kNoTask);

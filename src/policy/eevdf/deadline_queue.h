@@ -28,6 +28,10 @@ class DeadlineQueue {
     ++size_;
     if (root_ != kNoTask) {
       tree.insert_as(root_, id, vruntime, deadline, seq);
+      if (vruntime < left_vruntime_) {  // equal keys go after the leftmost
+        left_ = id;
+        left_vruntime_ = vruntime;
+      }
       return;
     }
     // After every entry of a smaller or equal vruntime (all inserted earlier).
@@ -37,6 +41,8 @@ class DeadlineQueue {
                    Entry{vruntime, deadline, seq, id});
     if (sorted_.size() > kToTree) {
       for (const Entry& e : sorted_) tree.insert_as(root_, e.id, e.vruntime, e.deadline, e.seq);
+      left_ = sorted_.front().id;
+      left_vruntime_ = sorted_.front().vruntime;
       sorted_.clear();
     }
   }
@@ -52,10 +58,27 @@ class DeadlineQueue {
       return;
     }
     tree.erase(root_, id);
-    if (size_ < kToArray)
+    if (size_ < kToArray) {
       tree.drain(root_, [&](TaskId x, int64_t v, int64_t d, uint64_t seq) {
         sorted_.push_back(Entry{v, d, seq, x});
       });
+    } else if (id == left_) {
+      left_ = tree.leftmost(root_);
+      left_vruntime_ = tree.vruntime_of(left_);
+    }
+  }
+
+  // The entity of smallest (vruntime, insertion), kNoTask if none: the kernel's leftmost.
+  TaskId leftmost() const {
+    if (root_ != kNoTask) return left_;
+    return sorted_.empty() ? kNoTask : sorted_.front().id;
+  }
+  bool empty() const { return size_ == 0; }
+  // Every entity, in (vruntime, insertion) order.
+  template <typename F>
+  void for_each(const DeadlineTree& tree, F&& f) const {
+    if (root_ != kNoTask) return tree.for_each(root_, f);
+    for (const Entry& e : sorted_) f(e.id);
   }
 
   // The eligible entity of earliest deadline, `excluded` (queued here or not, or kNoTask)
@@ -77,7 +100,8 @@ class DeadlineQueue {
   // The order holds and the count is right (for invariant checks).
   bool consistent(const DeadlineTree& tree) const {
     if (root_ != kNoTask)
-      return sorted_.empty() && tree.consistent(root_) && tree.size(root_) == size_;
+      return sorted_.empty() && tree.consistent(root_) && tree.size(root_) == size_ &&
+             left_ == tree.leftmost(root_);
     for (size_t i = 1; i < sorted_.size(); ++i) {
       const Entry &a = sorted_[i - 1], &b = sorted_[i];
       if (a.vruntime > b.vruntime || (a.vruntime == b.vruntime && a.seq > b.seq)) return false;
@@ -93,6 +117,8 @@ class DeadlineQueue {
   };
   std::vector<Entry> sorted_;  // by (vruntime, seq), while root_ is kNoTask
   TaskId root_ = kNoTask;      // the tree's root once the queue is long
+  TaskId left_ = kNoTask;      // with the tree: its leftmost, and that one's vruntime
+  int64_t left_vruntime_ = 0;
   size_t size_ = 0;
 };
 

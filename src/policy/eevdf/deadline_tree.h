@@ -78,6 +78,21 @@ class DeadlineTree {
   TaskId pick(TaskId root, F&& eligible) const {
     return pick_without(root, kNoTask, eligible);
   }
+  int64_t vruntime_of(TaskId id) const { return nodes_[id].vruntime; }
+  // The entity of smallest (vruntime, insertion); kNoTask for an empty tree.
+  TaskId leftmost(TaskId root) const {
+    if (root == kNoTask) return kNoTask;
+    while (nodes_[root].left != kNoTask) root = nodes_[root].left;
+    return root;
+  }
+  // Every entity under `root`, in key order.
+  template <typename F>
+  void for_each(TaskId root, F&& f) const {
+    if (root == kNoTask) return;
+    for_each(nodes_[root].left, f);
+    f(root);
+    for_each(nodes_[root].right, f);
+  }
   // The subtree minimum of every node is right and the order holds: for invariant checks.
   bool consistent(TaskId root) const { return check(root, nullptr, nullptr) >= 0; }
   size_t size(TaskId root) const {

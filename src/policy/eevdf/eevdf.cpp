@@ -108,7 +108,7 @@ void Eevdf::update_min_vruntime(RunQueue& rq) {
   int64_t v = rq.min_vruntime;
   const bool have_curr = rq.curr != kNoTask && q_[rq.curr].on_rq;
   if (have_curr) v = q_[rq.curr].vruntime;
-  const TaskId left = rq.timeline.leftmost();
+  const TaskId left = rq.deadlines.leftmost();
   if (left != kNoTask) v = have_curr ? std::min(v, q_[left].vruntime) : q_[left].vruntime;
   const int64_t delta = v - rq.min_vruntime;
   if (delta > 0) {
@@ -188,20 +188,18 @@ TaskId Eevdf::pick_eevdf(RunQueue& rq, TaskId curr) {
   };
   const TaskId best = rq.deadlines.pick_without(tree_, curr, eligible);
   if (curr != kNoTask && (best == kNoTask || q_[curr].deadline < q_[best].deadline)) return curr;
-  return best == kNoTask ? rq.timeline.leftmost() : best;
+  return best == kNoTask ? rq.deadlines.leftmost() : best;
 }
 
 // ---------------------------------------------------------------- queueing
 
-// Into and out of the timeline: the heap (leftmost, the balancer's order) and the
-// deadline queue (the pick) together.
+// Into and out of the timeline: the deadline queue, ordered by vruntime (its leftmost is
+// the kernel's) and picking by deadline. The balancer walks the task list instead.
 void Eevdf::timeline_insert(RunQueue& rq, const Entity& e) {
-  rq.timeline.insert(e.task->id, e.vruntime);
   rq.deadlines.insert(tree_, e.task->id, e.vruntime, e.deadline);
 }
 
 void Eevdf::timeline_erase(RunQueue& rq, TaskId id) {
-  rq.timeline.erase(id);
   rq.deadlines.erase(tree_, id);
 }
 
@@ -312,7 +310,7 @@ void Eevdf::dequeue(CpuId cpu, Task& t, DequeueKind how) {
 Task* Eevdf::pick_next(CpuId cpu) {
   RunQueue& rq = q_.rq(cpu);
   for (;;) {
-    if (rq.nr_running == 0 || rq.timeline.empty()) {
+    if (rq.nr_running == 0 || rq.deadlines.empty()) {
       rq.prev = kNoTask;
       return nullptr;
     }
@@ -443,14 +441,19 @@ std::string Eevdf::check_invariants() const {
     const RunQueue& rq = q_.rq(cpu);
     Int128 sum = 0;
     int64_t w = 0;
-    rq.timeline.for_each([&](TaskId id) {
+    bool all_queued = true;
+    rq.deadlines.for_each(tree_, [&](TaskId id) {
       sum += static_cast<Int128>(q_[id].vruntime - rq.min_vruntime) * q_[id].load.weight;
       w += q_[id].load.weight;
+      all_queued = all_queued && q_[id].on_rq && id != rq.curr;
     });
     if (sum != rq.avg_vruntime || w != rq.avg_load)
       return fmt::format("eevdf: CPU {}: the weighted vruntime sum drifted", cpu);
-    if (!rq.deadlines.consistent(tree_) || rq.deadlines.size() != rq.timeline.size())
-      return fmt::format("eevdf: CPU {}: the deadline queue does not match the timeline", cpu);
+    // Every queued entity but the running one is in the timeline.
+    const bool curr_queued = rq.curr != kNoTask && q_[rq.curr].on_rq;
+    if (!rq.deadlines.consistent(tree_) || !all_queued ||
+        static_cast<int>(rq.deadlines.size()) != rq.nr_running - (curr_queued ? 1 : 0))
+      return fmt::format("eevdf: CPU {}: the timeline does not match the queue", cpu);
     const int64_t v = avg_vruntime(rq);
     Int128 lag = 0;
     int64_t total = 0;
@@ -458,7 +461,7 @@ std::string Eevdf::check_invariants() const {
       lag += static_cast<Int128>(v - e.vruntime) * e.load.weight;
       total += e.load.weight;
     };
-    rq.timeline.for_each([&](TaskId id) { add(q_[id]); });
+    rq.deadlines.for_each(tree_, [&](TaskId id) { add(q_[id]); });
     if (rq.curr != kNoTask && q_[rq.curr].on_rq) add(q_[rq.curr]);
     if (lag > 0 || lag <= -static_cast<Int128>(total) - 1)
       return fmt::format("eevdf: CPU {}: lags do not sum to zero", cpu);

@@ -11,7 +11,8 @@
 //   eevdf.cpp    the fair class, wake_affine (WA_IDLE) and select_idle_sibling
 //   presets.cpp  eevdf-6.6, eevdf-6.12 (and eevdf): rows of defaults, 6.x's domains
 //
-// The run queues are the shared fair ones (policy/fair), the balancer the shared one
+// The run queues are the shared fair ones (policy/fair; the timeline is the deadline
+// queue, deadline_queue.h, not the shared heap), the balancer the shared one
 // (policy/balance) with 2.6.32's rules and 6.x's domain settings. Simplified: no PELT, so
 // load balancing and fork placement use queue weights, WA_WEIGHT falls back to prev, and
 // select_idle_sibling scans the whole cache domain (no SIS_UTIL limit, no idle-core
