@@ -26,19 +26,15 @@ class DeadlineTree {
     if (static_cast<size_t>(id) >= nodes_.size()) nodes_.resize(static_cast<size_t>(id) + 1);
   }
 
-  // Inserts `id` under `root`, after every entity of equal vruntime inserted before it.
-  void insert(TaskId& root, TaskId id, int64_t vruntime, int64_t deadline) {
-    insert_as(root, id, vruntime, deadline, next_seq_++);
-  }
-  // The same with an insertion number taken earlier from next_seq() (an entity moving in
-  // from another structure keeps its place among equal keys).
+  // Inserts `id` under `root` with insertion number `seq`, larger than those of the
+  // entities of equal vruntime already there (the queue numbers its insertions; an entity
+  // moving in from the other form keeps its number).
   void insert_as(TaskId& root, TaskId id, int64_t vruntime, int64_t deadline, uint64_t seq) {
     Node& n = nodes_[id];
     n = Node{vruntime, deadline, seq,     deadline, vruntime,
              seq,      kNoTask,  kNoTask, id,       static_cast<uint32_t>(priority_of(seq) >> 32)};
     insert_at(root, id);
   }
-  uint64_t next_seq() { return next_seq_++; }
   // Empties the tree under `root` into `out`, in key order: f(id, vruntime, deadline, seq).
   template <typename F>
   void drain(TaskId& root, F&& out) {
@@ -50,12 +46,10 @@ class DeadlineTree {
     erase_at(root, id);
     nodes_[id].best = kNoTask;  // a queued node's minimum is at worst itself
   }
-  bool contains(TaskId id) const {
-    return static_cast<size_t>(id) < nodes_.size() && nodes_[id].best != kNoTask;
-  }
-  // pick() with `excluded` (which is in the tree, or kNoTask) left out, without changing
-  // the tree: the same walk, where a cached minimum that is `excluded` is replaced by the
-  // minimum of its subtree without it (one more path, down to `excluded`).
+  // The entity of earliest deadline among those for which eligible(vruntime) holds (a
+  // prefix of the vruntime order), `excluded` (in the tree, or not) left out; kNoTask if
+  // none. A cached minimum that is `excluded` is replaced by the minimum of its subtree
+  // without it (one more path, down to `excluded`).
   template <typename F>
   TaskId pick_without(TaskId root, TaskId excluded, F&& eligible) const {
     Min best;
@@ -70,13 +64,6 @@ class DeadlineTree {
       x = n.right;
     }
     return best.id;
-  }
-  // The entity of earliest deadline among those for which eligible(vruntime) holds, where
-  // eligible is true for a prefix of the vruntime order; kNoTask if none is. With nothing
-  // excluded, best_without() is the cached subtree minimum at once.
-  template <typename F>
-  TaskId pick(TaskId root, F&& eligible) const {
-    return pick_without(root, kNoTask, eligible);
   }
   int64_t vruntime_of(TaskId id) const { return nodes_[id].vruntime; }
   // The entity of smallest (vruntime, insertion); kNoTask for an empty tree.
@@ -258,7 +245,6 @@ class DeadlineTree {
   }
 
   std::vector<Node> nodes_;
-  uint64_t next_seq_ = 0;
 };
 
 }  // namespace schedlab::eevdf

@@ -200,7 +200,7 @@ void Eevdf::timeline_insert(RunQueue& rq, const Entity& e) {
 }
 
 void Eevdf::timeline_erase(RunQueue& rq, TaskId id) {
-  rq.deadlines.erase(tree_, id);
+  rq.deadlines.erase(tree_, id, q_[id].vruntime);
 }
 
 // The tail of dequeue_entity(): lag, relative deadline, out of the timeline and the load.

@@ -115,7 +115,7 @@ class Eevdf final : public SchedClass {
   int64_t base_slice_ = 0;         // sysctl_sched_base_slice after the boot-time scaling
   std::vector<CpuMask> llc_span_;  // per CPU: the CPUs sharing its last-level cache
   fair::Queues<Entity, RunQueue> q_;
-  DeadlineTree tree_;  // the nodes of the run queues whose DeadlineQueue is a tree
+  DeadlineTree tree_;  // the nodes of the queues long enough for the tree form
   balance::Balancer balancer_;
 };
 
