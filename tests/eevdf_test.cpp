@@ -183,5 +183,27 @@ TEST(Eevdf, LagsSumToZeroAfterAnySequence) {
   }
 }
 
+// Run queues long enough for the deadline queue's tree form (past 4,096 entities), which
+// drain back through the block form as the tasks finish: 9,000 one-shot tasks of 50 us and
+// 20 periodic sleepers on 2 CPUs, with every invariant checked (the queue's order and
+// summaries, the vruntime sums, the lags) and each one-shot task's CPU time exact.
+TEST(Eevdf, QueuesPastTheTreeThresholdKeepTheirInvariants) {
+  for (const char* preset : {"eevdf-6.6", "eevdf-6.12"}) {
+    ScenarioOverrides o;
+    o.policy = preset;
+    const RunOutput r = run_text(R"({"machine": {"cpus": 2, "hz": 1000}, "global": {"duration": 1},
+        "tasks": {"once": {"instance": 9000, "loop": 1, "run": 50},
+                  "tick": {"instance": 20, "loop": -1, "run": 100, "sleep": 1000}}})",
+                                 o);
+    int finished = 0;
+    for (const TaskMetrics& t : r.metrics.tasks)
+      if (t.name.rfind("once", 0) == 0) {
+        EXPECT_EQ(t.cpu_time_ns, 50'000) << t.name << " " << preset;
+        ++finished;
+      }
+    EXPECT_EQ(finished, 9000) << preset;
+  }
+}
+
 }  // namespace
 }  // namespace schedlab::test
