@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace schedlab::eevdf {
 
@@ -26,6 +27,14 @@ int64_t calc_delta_6x(int64_t delta, const fair::LoadWeight& lw) {
     fact >>= fs;
   }
   return static_cast<int64_t>((static_cast<UInt128>(delta) * fact) >> shift);
+}
+
+// a / b as C++ divides (towards zero), in 64 bits when a fits there, as it nearly always
+// does (the 128-bit division's library call was 1.7 % of a run); b > 0.
+Int128 divide(Int128 a, int64_t b) {
+  if (a >= std::numeric_limits<int64_t>::min() && a <= std::numeric_limits<int64_t>::max())
+    return static_cast<int64_t>(a) / b;
+  return a / b;
 }
 
 // 2.6.32's balancer (as 6.x kept its shape) without cpu_load[] indices.
@@ -91,7 +100,7 @@ int64_t Eevdf::avg_vruntime(const RunQueue& rq) const {
   auto [avg, load] = vruntime_sums(rq);
   if (load) {
     if (avg < 0) avg -= load - 1;
-    avg /= load;
+    avg = divide(avg, load);
   }
   return rq.min_vruntime + static_cast<int64_t>(avg);
 }
@@ -160,7 +169,7 @@ void Eevdf::place_entity(RunQueue& rq, Entity& e, bool initial) {
     if (rq.curr != kNoTask && q_[rq.curr].on_rq) load += q_[rq.curr].load.weight;
     Int128 scaled = static_cast<Int128>(e.vlag) * (load + e.load.weight);
     if (load == 0) load = 1;
-    lag = static_cast<int64_t>(scaled / load);
+    lag = static_cast<int64_t>(divide(scaled, load));
   }
   e.vruntime = vruntime - lag;
   if (p_.PLACE_REL_DEADLINE && e.rel_deadline) {  // 6.12: keep the relative deadline
