@@ -146,6 +146,48 @@ TEST(Balancer, HalfAWeightOrAllOfItDecidesHowManyTasksANewIdleCpuPulls) {
   }
 }
 
+// 6.x's rd->overload gate. CPU 0 runs A with B and C queued, but the balancer has not been
+// told of a second task there, so the newly idle CPU 1 does not look (no walk, nothing
+// pulled); told of them (add_nr_running), it pulls B and C as 2.6.31 would. Then, with
+// A on CPU 0 and B on CPU 1 after a mark, a periodic balance at the root domain finds no
+// CPU running two and clears it: CPU 1, idle again, does not look.
+TEST(Balancer, From6xANewIdleCpuLooksOnlyWhileSomeQueueHasHadTwoTasks) {
+  balance::Rules rules;
+  rules.overload_gate = true;
+  {
+    TwoCpus m(rules);
+    Task& a = m.task("A");
+    m.queues.add(0, a);
+    m.queues.add(0, m.task("B"));
+    m.queues.add(0, m.task("C"));
+    m.ctx.run(0, &a);
+    m.balancer.idle_balance(1);
+    EXPECT_TRUE(m.ctx.pulled.empty());
+    EXPECT_EQ(m.balancer.newidle_walks(), 0u);
+    m.balancer.note_enqueued(0);
+    m.balancer.idle_balance(1);
+    EXPECT_EQ(m.ctx.pulled, (std::vector<std::string>{"B", "C"}));
+    EXPECT_EQ(m.balancer.newidle_walks(), 1u);
+  }
+  TwoCpus m(rules);
+  Task& a = m.task("A");
+  Task& b = m.task("B");
+  m.queues.add(0, a);
+  m.queues.add(0, b);
+  m.ctx.run(0, &a);
+  m.balancer.note_enqueued(0);  // two on CPU 0: marked
+  m.queues.move(b, 1);
+  m.ctx.run(1, &b);
+  m.ctx.set_now(10'000'000'000);  // past any busy interval
+  m.balancer.tick(0);             // the root domain's balance: one task per CPU, the mark cleared
+  m.ctx.run(1, nullptr);
+  m.balancer.idle_balance(1);
+  EXPECT_EQ(m.balancer.newidle_walks(), 0u);
+  m.balancer.note_enqueued(0);  // one task there: no mark
+  m.balancer.idle_balance(1);
+  EXPECT_EQ(m.balancer.newidle_walks(), 0u);
+}
+
 // As above, with B its queue's buddy. -tip of October 2009 (and 2.6.31) hold a buddy cache
 // hot whatever the queues, so the newly idle CPU 1 passes B over and pulls C (half weight
 // 512 <= 1536), leaving 1024 that no task on CPU 0 (A runs) can fill. 2.6.32's f685ceac

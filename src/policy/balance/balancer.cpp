@@ -243,6 +243,7 @@ inline Balancer::GroupStats Balancer::group_stats(const CpuMask& group, bool loc
     const QueueLoad q = queue_load(i);
     const int running = q.nr_running + other_classes_running(i);
     if (*sd_idle && running) *sd_idle = false;
+    if (running > 1) s.overloaded = true;
     int64_t load;
     if (local) {
       if (!ctx_->curr(i) && !first_idle) {
@@ -277,6 +278,7 @@ inline Balancer::GroupStats Balancer::cpu_stats(CpuId c, bool local, int idx, co
   const QueueLoad q = queue_load(c);
   const int running = q.nr_running + other_classes_running(c);
   if (*sd_idle && running) *sd_idle = false;
+  s.overloaded = running > 1;
   const int64_t load = local ? target_load(c, idx, q.weight) : source_load(c, idx, q.weight);
   s.load = load;
   s.nr_running = running;
@@ -356,6 +358,7 @@ int Balancer::find_busiest_group(CpuId this_cpu, Domain& sd, IdleType idle, cons
   int64_t total_load = 0, total_pwr = 0, busiest_nr_running = 0;
   int busiest = -1, this_group = -1;
   bool group_imb_busiest = false;
+  bool overloaded = false;
   const std::vector<CpuId>* single = cpu_numbers(*sd.list);
   for (size_t g = 0; g < sd.group_count(); ++g) {
     const size_t at = sd.list_index(g);
@@ -385,6 +388,7 @@ int Balancer::find_busiest_group(CpuId this_cpu, Domain& sd, IdleType idle, cons
     if (prefer_sibling) capacity = std::min<int64_t>(capacity, 1);
     total_load += s.load;
     total_pwr += power;
+    overloaded = overloaded || s.overloaded;
     if (local) {
       this_group = static_cast<int>(g);
       f.this_load = avg_load;
@@ -398,6 +402,8 @@ int Balancer::find_busiest_group(CpuId this_cpu, Domain& sd, IdleType idle, cons
       group_imb_busiest = group_imb;
     }
   }
+  // update_sd_lb_stats() at the root domain: the overload mark as the groups show it.
+  if (rules_.overload_gate && &sd == &cpus_[this_cpu].domains.back()) overload_ = overloaded;
   if (busiest < 0 || busiest_nr_running == 0 || this_group < 0) return -1;
   if (f.this_load >= f.max_load) return -1;
   f.avg_load = kLoadScale * total_load / total_pwr;
@@ -529,6 +535,21 @@ void Balancer::idle_balance(CpuId cpu) {
     st.idle_stamp = ctx_->now();
     if (st.avg_idle < rules_.migration_cost_ns) return;  // idle periods too short
   }
+  if (rules_.overload_gate && !overload_) {
+    // 6.x: no queue has had two tasks since the last root-level balance, so nothing can be
+    // pulled; the next balance is at most the base domain's interval away.
+    const int64_t hz = ctx_->machine().hz;
+    int64_t next = jiffies() + hz;
+    if (!st.domains.empty()) {
+      const Domain& sd = st.domains.front();
+      int64_t interval = std::max<int64_t>(1, msecs_to_jiffies(sd.balance_interval_ms));
+      if (rules_.cap_interval) interval = std::min<int64_t>(interval, hz * kNrCpusConfig / 10);
+      next = std::min(next, sd.last_balance_jiffy + interval);
+    }
+    if (st.next_balance_jiffy > next) st.next_balance_jiffy = next;
+    return;
+  }
+  ++newidle_walks_;
   const int64_t now = jiffies();
   const int64_t hz = ctx_->machine().hz;
   int64_t next_balance = now + (rules_.idle_balance_2622 ? 60 * hz : hz);

@@ -77,6 +77,10 @@ struct Rules {
   bool idle_balance_2622 = false;
   // 2.6.32: no new-idle balancing while the CPU's average idle period < migration_cost.
   bool newidle_rate_limit = false;
+  // 6.x newidle_balance(): none while the root domain is not overloaded (rd->overload: set
+  // by add_nr_running() when a queue gets its second task, rewritten by each root-level
+  // find_busiest_group from whether a CPU had more than one).
+  bool overload_gate = false;
   // CACHE_HOT_BUDDY: whose queue must hold a task for a buddy to count as cache hot.
   HotBuddyRq hot_buddy_rq = HotBuddyRq::kAny;
   // ---- periodic and active balancing
@@ -126,6 +130,12 @@ class Balancer {
   void tick(CpuId cpu);
   // schedule() found nothing to run (idle_balance).
   void idle_balance(CpuId cpu);
+  // A task was queued on `cpu` (add_nr_running(): the overload mark, under overload_gate).
+  void note_enqueued(CpuId cpu) {
+    if (rules_.overload_gate && nr_running(cpu) >= 2) overload_ = true;
+  }
+  // For tests: the new-idle balances that walked the domains.
+  uint64_t newidle_walks() const { return newidle_walks_; }
   // The migration thread's active_load_balance(), before the CPU picks (balance).
   void active_balance(CpuId cpu);
 
@@ -148,6 +158,7 @@ class Balancer {
     int64_t load = 0, nr_running = 0, weighted_load = 0, avg_per_task_sum = 0;
     int64_t max_cpu_load = 0, min_cpu_load = std::numeric_limits<int64_t>::max();
     CpuId balance_cpu = kNoCpu;
+    bool overloaded = false;  // a CPU of the group runs more than one task (SG_OVERLOAD)
   };
 
   // What calculate_imbalance() works from (struct sd_lb_stats).
@@ -204,6 +215,8 @@ class Balancer {
   std::vector<LoadRef> loads_;  // per CPU
   std::vector<CpuState> cpus_;
   int64_t ilb_jiffy_ = -1;  // the last jiffy idle CPUs were balanced for
+  bool overload_ = false;   // rd->overload (overload_gate)
+  uint64_t newidle_walks_ = 0;
   bool cpu_number_groups_ = true;
 };
 

@@ -45,6 +45,7 @@ balance::Rules balancer_rules(const EevdfParams& p) {
           .prefer_sibling = true,
           .nr_migrate = p.sched_nr_migrate,
           .newidle_rate_limit = true,
+          .overload_gate = true,
           .hot_buddy_rq = balance::HotBuddyRq::kDstRq,
           .migration_cost_ns = p.sched_migration_cost_ns};
 }
@@ -289,6 +290,7 @@ void Eevdf::enqueue(CpuId cpu, Task& t, const EnqueueFlags& flags) {
   place_entity(rq, e, flags.kind == EnqueueKind::kNew);
   if (flags.kind == EnqueueKind::kWakeup) balancer_.note_wakeup(cpu);
   q_.account_enqueue(cpu, e);
+  balancer_.note_enqueued(cpu);
   timeline_insert(rq, e);
   avg_vruntime_add(rq, e);
 }
