@@ -104,6 +104,15 @@ struct TwoCpus {
                           .cache_nice_tries = 1}}) {
     balancer.attach(ctx, queues);
   }
+  // CPU 0 runs A and queues B and C; CPU 1 is idle. Returns A.
+  Task& crowd_cpu0() {
+    Task& a = task("A");
+    queues.add(0, a);
+    queues.add(0, task("B"));
+    queues.add(0, task("C"));
+    ctx.run(0, &a);
+    return a;
+  }
   Task& task(const std::string& name, SchedPolicy policy = SchedPolicy::kOther) {
     Task& t = tasks.emplace_back();
     t.id = static_cast<TaskId>(tasks.size() - 1);
@@ -135,11 +144,7 @@ TEST(Balancer, HalfAWeightOrAllOfItDecidesHowManyTasksANewIdleCpuPulls) {
       {&rules_2631, {"B", "C"}}, {&rules_2622, {"B"}}};
   for (const auto& [rules, pulled] : cases) {
     TwoCpus m(*rules);
-    Task& a = m.task("A");
-    m.queues.add(0, a);
-    m.queues.add(0, m.task("B"));
-    m.queues.add(0, m.task("C"));
-    m.ctx.run(0, &a);
+    m.crowd_cpu0();
     m.balancer.idle_balance(1);
     EXPECT_EQ(m.ctx.pulled, pulled);
     EXPECT_EQ(m.queues.queue(1).nr_running, static_cast<int>(pulled.size()));
@@ -156,11 +161,7 @@ TEST(Balancer, From6xANewIdleCpuLooksOnlyWhileSomeQueueHasHadTwoTasks) {
   rules.overload_gate = true;
   {
     TwoCpus m(rules);
-    Task& a = m.task("A");
-    m.queues.add(0, a);
-    m.queues.add(0, m.task("B"));
-    m.queues.add(0, m.task("C"));
-    m.ctx.run(0, &a);
+    m.crowd_cpu0();
     m.balancer.idle_balance(1);
     EXPECT_TRUE(m.ctx.pulled.empty());
     EXPECT_EQ(m.balancer.newidle_walks(), 0u);
@@ -202,13 +203,8 @@ TEST(Balancer, ABuddyIsCacheHotForAnIdlePullerOnlyBefore2632) {
     balance::Rules rules;
     rules.hot_buddy_rq = hot_buddy_rq;
     TwoCpus m(rules);
-    Task& a = m.task("A");
-    Task& b = m.task("B");
-    m.queues.add(0, a);
-    m.queues.add(0, b);
-    m.queues.add(0, m.task("C"));
-    m.queues.buddies.insert(&b);
-    m.ctx.run(0, &a);
+    m.crowd_cpu0();
+    m.queues.buddies.insert(&m.tasks[1]);  // B
     m.balancer.idle_balance(1);
     EXPECT_EQ(m.ctx.pulled, pulled) << static_cast<int>(hot_buddy_rq);
   }
