@@ -538,13 +538,10 @@ void Balancer::idle_balance(CpuId cpu) {
   if (rules_.overload_gate && !overload_) {
     // 6.x: no queue has had two tasks since the last root-level balance, so nothing can be
     // pulled; the next balance is at most the base domain's interval away.
-    const int64_t hz = ctx_->machine().hz;
-    int64_t next = jiffies() + hz;
+    int64_t next = jiffies() + ctx_->machine().hz;
     if (!st.domains.empty()) {
       const Domain& sd = st.domains.front();
-      int64_t interval = std::max<int64_t>(1, msecs_to_jiffies(sd.balance_interval_ms));
-      if (rules_.cap_interval) interval = std::min<int64_t>(interval, hz * kNrCpusConfig / 10);
-      next = std::min(next, sd.last_balance_jiffy + interval);
+      next = std::min(next, sd.last_balance_jiffy + balance_interval(sd, false));
     }
     if (st.next_balance_jiffy > next) st.next_balance_jiffy = next;
     return;
@@ -571,6 +568,13 @@ void Balancer::idle_balance(CpuId cpu) {
 
 // rebalance_domains(): each domain whose interval has passed is balanced, bottom up; a
 // busy CPU waits busy_factor times longer.
+int64_t Balancer::balance_interval(const Domain& sd, bool busy) const {
+  const int64_t ms = busy ? sd.balance_interval_ms * sd.t.busy_factor : sd.balance_interval_ms;
+  const int64_t interval = std::max<int64_t>(1, msecs_to_jiffies(ms));
+  return rules_.cap_interval ? std::min<int64_t>(interval, ctx_->machine().hz * kNrCpusConfig / 10)
+                             : interval;
+}
+
 void Balancer::rebalance_domains(CpuId cpu, IdleType idle) {
   CpuState& st = cpus_[cpu];
   const int64_t now = jiffies();
@@ -580,10 +584,7 @@ void Balancer::rebalance_domains(CpuId cpu, IdleType idle) {
   bool balance = true;
   for (Domain& sd : st.domains) {
     if (!sd.has(kSdLoadBalance)) continue;
-    int64_t interval = sd.balance_interval_ms;
-    if (idle != IdleType::kIdle) interval *= sd.t.busy_factor;
-    interval = std::max<int64_t>(1, msecs_to_jiffies(interval));
-    if (rules_.cap_interval) interval = std::min<int64_t>(interval, hz * kNrCpusConfig / 10);
+    const int64_t interval = balance_interval(sd, idle != IdleType::kIdle);
     if (now >= sd.last_balance_jiffy + interval) {
       if (load_balance(cpu, sd, idle, &balance)) idle = IdleType::kNotIdle;
       sd.last_balance_jiffy = now;

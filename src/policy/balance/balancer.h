@@ -132,7 +132,7 @@ class Balancer {
   void idle_balance(CpuId cpu);
   // A task was queued on `cpu` (add_nr_running(): the overload mark, under overload_gate).
   void note_enqueued(CpuId cpu) {
-    if (rules_.overload_gate && nr_running(cpu) >= 2) overload_ = true;
+    if (rules_.overload_gate && !overload_ && nr_running(cpu) >= 2) overload_ = true;
   }
   // For tests: the new-idle balances that walked the domains.
   uint64_t newidle_walks() const { return newidle_walks_; }
@@ -169,6 +169,8 @@ class Balancer {
   };
 
   int64_t msecs_to_jiffies(int64_t ms) const;
+  // get_sd_balance_interval(): the domain's interval in jiffies, longer on a busy CPU.
+  int64_t balance_interval(const Domain& sd, bool busy) const;
   QueueLoad queue_load(CpuId cpu) const { return loads_[cpu].get(); }
   void step_cpu_load(CpuState& st, int64_t this_load) const;
   void sync_cpu_load(CpuId cpu, int64_t this_load);

@@ -87,8 +87,8 @@ class Cfs final : public SchedClass {
     int64_t avg_overlap = 0, avg_wakeup = 0;
     int64_t avg_running = 0;  // 2.6.32's statistic (only WAKEUP_RUNNING reads it)
   };
-  struct RunQueue : fair::RqBase {
-    using RqBase::RqBase;
+  struct RunQueue : fair::TimelineRqBase {
+    using TimelineRqBase::TimelineRqBase;
     int64_t min_vruntime = 0;
   };
 

@@ -60,8 +60,8 @@ class Cfs23 final : public SchedClass {
     // fair_clock when it began to wait, and to sleep
     int64_t wait_start_fair = 0, sleep_start_fair = 0;
   };
-  struct RunQueue : fair::RqBase {
-    using RqBase::RqBase;
+  struct RunQueue : fair::TimelineRqBase {
+    using TimelineRqBase::TimelineRqBase;
     int64_t fair_clock = 0, sleeper_bonus = 0;
   };
 

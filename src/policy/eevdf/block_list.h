@@ -158,7 +158,7 @@ class BlockList {
     // never reads it, so it is found again only when a pick needs it.
     mutable Entry min;
     mutable bool min_known = false;
-    Entry last;  // entries.back()
+    Entry last;  // entries.back(), here so that searching the blocks reads no block's entries
   };
 
   static bool before(const Entry& a, const Entry& b) {

@@ -11,8 +11,8 @@
 //   eevdf.cpp    the fair class, wake_affine (WA_IDLE) and select_idle_sibling
 //   presets.cpp  eevdf-6.6, eevdf-6.12 (and eevdf): rows of defaults, 6.x's domains
 //
-// The run queues are the shared fair ones (policy/fair; the timeline is the deadline
-// queue, deadline_queue.h, not the shared heap), the balancer the shared one
+// The run queues are the shared fair ones (policy/fair) with the deadline queue as the
+// timeline (deadline_queue.h), the balancer the shared one
 // (policy/balance) with 2.6.32's rules and 6.x's domain settings. Simplified: no PELT, so
 // load balancing and fork placement use queue weights, WA_WEIGHT falls back to prev, and
 // select_idle_sibling scans the whole cache domain (no SIS_UTIL limit, no idle-core
@@ -78,13 +78,12 @@ class Eevdf final : public SchedClass {
     bool held() const { return sched_delayed; }
   };
   struct RunQueue : fair::RqBase {
-    using RqBase::RqBase;
     int64_t min_vruntime = 0;
     // sum of weight x (vruntime - min_vruntime) and of weight over the timeline
     Int128 avg_vruntime = 0;
     int64_t avg_load = 0;
     TaskId prev = kNoTask;    // put back by this schedule(): pick_eevdf's curr
-    DeadlineQueue deadlines;  // the timeline's entities again, for pick_eevdf()
+    DeadlineQueue deadlines;  // the timeline: vruntime order, and pick_eevdf()'s choice
   };
   struct VruntimeSums {
     Int128 sum;

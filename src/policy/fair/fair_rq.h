@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "policy/balance/movable.h"
@@ -37,13 +38,17 @@ struct EntityBase {
 
 // What every fair class keeps of a cfs_rq.
 struct RqBase {
-  explicit RqBase(std::vector<int32_t>* positions) : timeline(positions) {}
-  Timeline timeline;
   LoadWeight load;
   int nr_running = 0;
   TaskId curr = kNoTask;
   TaskId next = kNoTask, last = kNoTask;  // the buddies (2.6.23 has none)
   TaskList tasks;  // every queued entity, the running one included, newest first
+};
+
+// ... with the CFS releases' timeline (EEVDF keeps its own: eevdf/deadline_queue.h).
+struct TimelineRqBase : RqBase {
+  explicit TimelineRqBase(std::vector<int32_t>* positions) : timeline(positions) {}
+  Timeline timeline;
 };
 
 // sched_init_granularity()'s factor: sysctl_sched_tunable_scaling's modes (named from
@@ -55,14 +60,21 @@ inline int64_t tunable_factor(int mode, int cpus) {
 }
 
 // A fair class's entities and per-CPU queues. Entity derives from EntityBase, Rq from
-// RqBase (constructed from the timeline positions).
+// RqBase, or from TimelineRqBase (constructed from the timeline positions).
 template <class Entity, class Rq>
 class Queues final : public balance::MovableTasks {
+  static constexpr bool kTimeline = std::is_base_of_v<TimelineRqBase, Rq>;
+
  public:
   void attach(SchedContext& ctx) {
     ctx_ = &ctx;
     rq_.reserve(static_cast<size_t>(ctx.cpus()));
-    for (CpuId c = 0; c < ctx.cpus(); ++c) rq_.emplace_back(&timeline_pos_);
+    for (CpuId c = 0; c < ctx.cpus(); ++c) {
+      if constexpr (kTimeline)
+        rq_.emplace_back(&timeline_pos_);
+      else
+        rq_.emplace_back();
+    }
     no_tasks_ = all_cpus(ctx.cpus());
   }
   // The cache-hot test of the balancer: a buddy (CACHE_HOT_BUDDY), or a task that ran
@@ -85,7 +97,7 @@ class Queues final : public balance::MovableTasks {
   void grow(TaskId id) {
     if (static_cast<size_t>(id) < se_.size()) return;
     se_.resize(static_cast<size_t>(id) + 1);
-    timeline_pos_.resize(static_cast<size_t>(id) + 1, -1);
+    if constexpr (kTimeline) timeline_pos_.resize(static_cast<size_t>(id) + 1, -1);
   }
   // CPUs whose queue holds no task of the class.
   const CpuMask& empty_cpus() const { return no_tasks_; }
