@@ -183,6 +183,22 @@ TEST(RtAppDeadline, DlPeriodDefaultsToDlRuntimeAsInRtApp) {
             "defaults to dl-runtime, as in rt-app)");
 }
 
+// origin_ns is one grid per timer: two steps of one ref that disagree are refused.
+TEST(RtAppTimer, ATimerWithTwoOriginsIsRefusedNamingTheKey) {
+  const std::string json = R"({"machine": {"cpus": 1}, "tasks": {
+      "a": {"loop": 1, "timer": {"ref": "t", "period": 1000, "origin_ns": 5}},
+      "b": {"loop": 1, "timer": {"ref": "t", "period": 1000, "origin_ns": ORIGIN}}}})";
+  auto with = [&](const std::string& origin) {
+    std::string s = json;
+    s.replace(s.find("ORIGIN"), 6, origin);
+    return error_of(s);
+  };
+  EXPECT_EQ(with("5"), "(accepted)");
+  EXPECT_NE(with("6").find("tasks.b.timer.origin_ns"), std::string::npos) << with("6");
+  EXPECT_NE(with("6").find("already has origin_ns 5"), std::string::npos) << with("6");
+  EXPECT_NE(with("\"x\"").find("tasks.b.timer.origin_ns"), std::string::npos) << with("\"x\"");
+}
+
 TEST(RtAppGlobal, UnknownGlobalKeysAreIgnoredWithANoteNamingThem) {
   const Scenario s = parse(R"({"global": {"duration": 1, "durations": 2, "frobnicate": true},
       "tasks": {"t": {"loop": 1, "run": 1}}})");

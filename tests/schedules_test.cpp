@@ -141,6 +141,24 @@ TEST(Schedules, AbsoluteTimerKeepsItsGrid) {
             (Lines{"0 0 t", "17 0 idle", "20 0 t", "22 0 idle", "30 0 t", "30 0 idle"}));
 }
 
+// A forked thread's timer starts at rt-app's t_zero + delay (0 here), whenever it is
+// forked; origin_ns (3 ms) moves the grid: boundaries at 13, 23 and 33 ms, not 10, 20, 30.
+TEST(Schedules, ATimersOriginNsPlacesTheGridOfAForkedThread) {
+  auto runs = [](const std::string& timer) {
+    return run_text("{" + machine(1) + R"("tasks": {
+        "m": {"loop": 1, "run": 4000, "fork": "w"},
+        "w": {"instance": 0, "loop": 3, "run": 1000, "timer": )" +
+                    timer + "}}}")
+        .switch_ins();
+  };
+  EXPECT_EQ(runs(R"({"ref": "tick", "period": 10000, "origin_ns": 3000000})"),
+            (Lines{"0 0 m", "4 0 w-0", "5 0 idle", "13 0 w-0", "14 0 idle", "23 0 w-0", "24 0 idle",
+                   "33 0 w-0", "33 0 idle"}));
+  EXPECT_EQ(runs(R"({"ref": "tick", "period": 10000})"),
+            (Lines{"0 0 m", "4 0 w-0", "5 0 idle", "10 0 w-0", "11 0 idle", "20 0 w-0", "21 0 idle",
+                   "30 0 w-0", "30 0 idle"}));
+}
+
 TEST(Schedules, UnlockHandsTheMutexToTheWaiter) {
   const RunOutput r = run_text("{" + machine(2) + R"("tasks": {
       "A": {"loop": 1, "lock": "m", "run": 5000, "unlock": "m"},

@@ -849,9 +849,11 @@ class Runner {
     return wait_alone(t, sem, w, g);
   }
 
-  // rt-app's timer: the next boundary of the period grid from t_first; relative mode
-  // restarts the grid after a miss.
+  // rt-app's timer: the next boundary of the period grid from t_first (or the timer's
+  // origin_ns after the run's start); relative mode restarts the grid after a miss.
   bool timer(Thread& t, const Step& s) {
+    const std::optional<Time> given = w_.timer_origin(s.object);
+    const Time origin = given ? result_.start_ns + *given : t.t_first;
     // The next period boundary; in relative mode a late period restarts from now.
     auto advance = [&](Time& boundary) {
       boundary += s.duration_ns;
@@ -863,14 +865,14 @@ class Runner {
     if (w_.timer_unique[s.object]) {
       auto it = std::find_if(t.unique_timers.begin(), t.unique_timers.end(),
                              [&](const auto& p) { return p.first == s.object; });
-      if (it == t.unique_timers.end()) it = t.unique_timers.insert(it, {s.object, t.t_first});
+      if (it == t.unique_timers.end()) it = t.unique_timers.insert(it, {s.object, origin});
       next = advance(it->second);
     } else {
       SharedTimer& st = timers_[s.object];
       std::lock_guard<std::mutex> g(st.m);
       if (!st.started) {
         st.started = true;
-        st.next = t.t_first;
+        st.next = origin;
       }
       next = advance(st.next);
     }

@@ -215,8 +215,10 @@ Engine::StepResult Engine::step_work(Exec& x, Burst kind, Time amount) {
 }
 
 // rt-app's timer: sleep to the next expiry of a shared or per-thread timer; a late timer
-// does not sleep, and in relative mode restarts its period from now.
+// does not sleep, and in relative mode restarts its period from now. Its grid starts at
+// the first user's t_first, or at the timer's origin_ns.
 Engine::StepResult Engine::step_timer(Task& t, Exec& x, const Step& s) {
+  const Time origin = workload_.timer_origin(s.object).value_or(x.t_first);
   Time* next = nullptr;
   bool* started = nullptr;
   bool unique_started = true;
@@ -224,7 +226,7 @@ Engine::StepResult Engine::step_timer(Task& t, Exec& x, const Step& s) {
     auto it = std::find_if(x.unique_timers.begin(), x.unique_timers.end(),
                            [&](const auto& p) { return p.first == s.object; });
     if (it == x.unique_timers.end()) {
-      x.unique_timers.emplace_back(s.object, x.t_first);
+      x.unique_timers.emplace_back(s.object, origin);
       it = x.unique_timers.end() - 1;
     }
     next = &it->second;
@@ -236,7 +238,7 @@ Engine::StepResult Engine::step_timer(Task& t, Exec& x, const Step& s) {
   }
   if (!*started) {
     *started = true;
-    *next = x.t_first;
+    *next = origin;
   }
   *next += s.duration_ns;
   // rt-app's timing point: slack = t_next - now, c_period and c_duration of the iteration.

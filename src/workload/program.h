@@ -159,8 +159,16 @@ struct Workload {
   std::vector<TaskSpec> tasks;
   NameTable mutexes, condvars, barriers, suspend_queues, counters, marks, timers, spinlocks,
       semaphores;
-  std::vector<int64_t> semaphore_initial;    // per semaphore (grown with the table; default 0)
-  std::vector<bool> timer_unique;            // per timer: one per task instance ("unique…" refs)
+  std::vector<int64_t> semaphore_initial;  // per semaphore (grown with the table; default 0)
+  std::vector<bool> timer_unique;          // per timer: one per task instance ("unique…" refs)
+  // Per timer: its grid's origin in ns from the run's start (origin_ns); none: rt-app's,
+  // the first user's start (t_zero + delay).
+  std::vector<std::optional<Time>> timer_origin_ns;
+  std::optional<Time> timer_origin(int32_t timer) const {
+    return static_cast<size_t>(timer) < timer_origin_ns.size()
+               ? timer_origin_ns[static_cast<size_t>(timer)]
+               : std::nullopt;
+  }
   std::vector<int> barrier_users;            // per barrier: task instances that use it
   std::vector<SpinLockConfig> spin_configs;  // per spinlock
   NameTable lwlocks;

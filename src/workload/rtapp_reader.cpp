@@ -403,7 +403,8 @@ class RtAppParser {
         const JValue& ref = r_.required(v, key, "ref");
         const JValue& period = r_.required(v, key, "period");
         for (const auto& [k, _] : v.members)
-          if (k != "ref" && k != "period" && k != "mode") r_.fail(key + "." + k, "unknown key");
+          if (k != "ref" && k != "period" && k != "mode" && k != "origin_ns")
+            r_.fail(key + "." + k, "unknown key");
         const std::string name = r_.string(ref, key + ".ref");
         s.duration_ns = r_.duration(period, key + ".period", kNsPerUs);
         if (const JValue* mode = v.find("mode")) {
@@ -415,6 +416,19 @@ class RtAppParser {
         s.object = w_.timers.intern(name);
         w_.timer_unique.resize(w_.timers.size());
         w_.timer_unique[s.object] = name.rfind("unique", 0) == 0;
+        w_.timer_origin_ns.resize(w_.timers.size());
+        if (const JValue* origin = v.find("origin_ns")) {
+          // a grid origin before the run's start is allowed (a recording's window opened
+          // within a period)
+          const Time ns =
+              r_.integer_in(*origin, key + ".origin_ns", -kMaxDurationNs, kMaxDurationNs);
+          std::optional<Time>& known = w_.timer_origin_ns[static_cast<size_t>(s.object)];
+          if (known && *known != ns)
+            r_.fail(key + ".origin_ns",
+                    fmt::format("timer '{}' already has origin_ns {} (one grid per timer)", name,
+                                *known));
+          known = ns;
+        }
         break;
       }
       case Op::kLock:
