@@ -164,6 +164,21 @@ TEST(Deadline, TheCbsWakeupRuleKeepsTheDeadlineUnlessTheBudgetWouldOverflow) {
   EXPECT_EQ(r.switch_ins(), (Lines{"0 0 s", "1 0 hog", "2 0 s", "3 0 hog", "10 0 s", "11 0 hog"}));
 }
 
+// dl_check_constrained_dl(): "c" (2 ms every 10 ms, due 4 ms into each period) runs 1 ms
+// and sleeps 5 ms. Each wake-up (6, 16 ms...) comes after its deadline (4, 14) and before
+// its next period (10, 20): it is throttled until that period, where the replenishment
+// gives deadline 14, 24... Without the rule it would start a new period at each wake-up
+// and run at 6, 12, 18 ms.
+TEST(Deadline, AConstrainedTaskWokenAfterItsDeadlineWaitsForItsNextPeriod) {
+  const RunOutput r = run_dl(R"("c": {"policy": "SCHED_DEADLINE", "dl-runtime": 2000,
+      "dl-deadline": 4000, "dl-period": 10000, "loop": -1, "run": 1000, "sleep": 5000},
+      "hog": {"loop": -1, "run": 100000})",
+                             1, 0.0315);
+  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 c", "1 0 hog", "10 0 c", "11 0 hog", "20 0 c", "21 0 hog",
+                                   "30 0 c", "31 0 hog"}));
+  EXPECT_EQ(r.task("c").cpu_time_ns, 4'000'000);
+}
+
 // Four tasks of 50 % on two CPUs ask for 2.0 CPUs; the kernel admits 95 % of each.
 TEST(Deadline, AdmissionControlRefusesASetOverCapacityWithExitCode2) {
   const std::string task =

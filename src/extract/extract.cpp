@@ -29,9 +29,13 @@ struct Follow {
   int32_t index = -1;  // into the result's tasks
   // The sleeps' wake-up times (for the timer test), by position in steps.
   std::vector<std::pair<size_t, Time>> sleep_wakes;
+  bool woken_by_a_thread = false;  // a sleep ended by a thread, not an interrupt: no timer
   // Every wake-up's time and the CPU time so far (SCHED_DEADLINE inference).
   std::vector<std::pair<Time, Time>> wakes;
   std::vector<XStep> steps;
+  // Where its policy change falls in steps (its first event from TaskInfo::policy_since_ns);
+  // npos: not reached in the window.
+  size_t policy_step = std::string::npos;
   XTask out;
 };
 
@@ -47,11 +51,6 @@ std::string comm_of(const TaskInfo& t) {
   if (t.name.size() > suffix.size() && t.name.ends_with(suffix))
     return t.name.substr(0, t.name.size() - suffix.size());
   return t.name;
-}
-
-bool within(Time a, Time b, int percent, Time floor_ns) {
-  const Time diff = a > b ? a - b : b - a;
-  return diff <= std::max(floor_ns, std::max(a, b) * percent / 100);
 }
 
 }  // namespace
@@ -134,6 +133,7 @@ struct WorkloadExtractor::State {
         ++unselected_wakers;
       if (waker == kNoTask) ++f.out.unknown_wakers;
       f.sleep_wakes.emplace_back(f.steps.size(), rel(t));
+      if (waker != kNoTask) f.woken_by_a_thread = true;
       f.steps.push_back({XStep::Kind::kSleep, t - f.block_since, 0, false});
       ++f.out.sleeps;
     }
@@ -147,12 +147,15 @@ struct WorkloadExtractor::State {
     for (Follow& f : tasks) {
       f.steps.clear();
       f.sleep_wakes.clear();
+      f.woken_by_a_thread = false;
       f.wakes.clear();
       f.burst_ns = 0;
       f.out.cpu_ns = 0;
       f.out.bursts = f.out.edges_in = f.out.sleeps = f.out.unknown_wakers = 0;
       f.out.forked = false;
       f.out.delay_ns = 0;
+      // a change before the window: all of it ran with the new policy
+      f.policy_step = f.info.started_as && f.info.policy_since_ns <= t ? 0 : std::string::npos;
       if (f.life == Life::kRunning) f.run_since = t;
       if (f.life == Life::kBlocked) f.block_since = t;
       f.seen = f.life != Life::kUnborn && f.life != Life::kExited;
@@ -191,7 +194,18 @@ struct WorkloadExtractor::State {
     }
   }
 
+  // The first event of a task from the time its lines show its new policy: the steps so
+  // far ran with the old one (a burst under way is the new one's: the change came in it).
+  void note_policy(TaskId id, Time t) {
+    Follow* f = sel(id);
+    if (f && f->info.started_as && f->policy_step == std::string::npos &&
+        t >= f->info.policy_since_ns)
+      f->policy_step = f->steps.size();
+  }
+
   void on_event(const SchedEvent& e) {
+    note_policy(e.task, e.time);
+    if (e.other != e.task) note_policy(e.other, e.time);
     switch (e.type) {
       case EventType::kSwitch:
         on_switch(e);
@@ -261,6 +275,7 @@ void WorkloadExtractor::task_created(const TaskInfo& t) {
   f.out.policy = t.policy;
   f.out.nice = t.nice;
   f.out.rt_priority = t.rt_priority;
+  f.out.started_as = t.started_as;
   if (static_cast<size_t>(t.id) >= s_->tasks.size())
     s_->tasks.resize(static_cast<size_t>(t.id) + 1);
   s_->tasks[static_cast<size_t>(t.id)] = std::move(f);
@@ -288,25 +303,32 @@ void WorkloadExtractor::end(Time t) {
 
 namespace {
 
-// A task's sleeps become `timer` steps when all its wake-ups from outside fall on one
-// period's grid, counted from its start (rt-app's timer: first boundary at delay +
-// period), within the tolerance.
+// A task's sleeps become `timer` steps when its wake-ups from outside, all from interrupt
+// context, fall one period apart on one grid, each within the tolerance of a period (rt-app's
+// timer: a boundary every period from t_zero + delay, the same for a thread its parent started).
+// The period is the mean interval from the first such wake-up to the last, in whole microseconds as
+// the file gives it; the grid's origin (the timer's origin_ns), the median of each
+// wake-up less its multiple of the period, so the recording's timer latency stays in it,
+// as it does in a sleep's observed length.
 void find_timer(Follow& f, const ExtractOptions& o, int32_t index) {
   const auto& w = f.sleep_wakes;
-  if (f.out.forked) return;  // its timer's start would be the fork, which rt-app does not say
-  if (w.size() < static_cast<size_t>(o.timer_min_periods)) return;
-  std::vector<Time> gaps;
-  for (size_t i = 1; i < w.size(); ++i) gaps.push_back(w[i].second - w[i - 1].second);
-  std::vector<Time> sorted = gaps;
+  if (f.woken_by_a_thread) return;  // a timer's expiry wakes from interrupt context
+  if (w.size() < static_cast<size_t>(std::max(2, o.timer_min_periods))) return;
+  const auto intervals = static_cast<Time>(w.size() - 1);
+  const Time mean = (w.back().second - w.front().second) / intervals;
+  const Time period = (mean + kNsPerUs / 2) / kNsPerUs * kNsPerUs;
+  if (period <= 0) return;
+  std::vector<Time> origins;
+  for (size_t i = 0; i < w.size(); ++i)
+    origins.push_back(w[i].second - period * static_cast<Time>(i + 1));
+  std::vector<Time> sorted = origins;
   std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2),
                    sorted.end());
-  const Time period = sorted[sorted.size() / 2];
-  if (period <= 0) return;
-  const Time start = f.out.delay_ns;
-  for (size_t i = 0; i < w.size(); ++i)
-    if (!within(w[i].second - start, period * static_cast<Time>(i + 1), o.tolerance_percent,
-                o.tolerance_floor_ns))
-      return;
+  const Time origin = sorted[sorted.size() / 2];
+  const Time tolerance = std::max(o.tolerance_floor_ns, period * o.tolerance_percent / 100);
+  for (const Time at : origins)
+    if (std::abs(at - origin) > tolerance) return;
+  f.out.timer_origin_ns = origin;
   for (const auto& [pos, _] : w) f.steps[pos] = {XStep::Kind::kTimer, period, index, false};
 }
 
@@ -386,9 +408,20 @@ ExtractedWorkload WorkloadExtractor::result(const std::string& file) {
     for (XStep& st : f.steps)
       if (st.kind == XStep::Kind::kFork) st.ref = s.tasks[static_cast<size_t>(st.ref)].index;
     find_timer(f, s.opt, f.index);
-    f.out.phases = s.opt.exact
-                       ? std::vector<XPhase>{{1, f.steps}}
-                       : compress_loops(f.steps, s.opt.tolerance_percent, s.opt.tolerance_floor_ns);
+    // the steps before its policy change and those after are compressed apart
+    const size_t split = f.out.started_as ? std::min(f.policy_step, f.steps.size()) : 0;
+    if (split == 0) f.out.started_as.reset();
+    auto phases_of = [&](std::vector<XStep> steps, bool started_as) {
+      std::vector<XPhase> part =
+          s.opt.exact ? std::vector<XPhase>{{1, std::move(steps)}}
+                      : compress_loops(steps, s.opt.tolerance_percent, s.opt.tolerance_floor_ns);
+      for (XPhase& p : part) p.started_as = started_as;
+      return part;
+    };
+    const auto at = f.steps.begin() + static_cast<long>(split);
+    f.out.phases = split > 0 ? phases_of({f.steps.begin(), at}, true) : std::vector<XPhase>{};
+    if (split == 0 || split < f.steps.size())
+      for (XPhase& p : phases_of({at, f.steps.end()}, false)) f.out.phases.push_back(std::move(p));
     out.tasks[static_cast<size_t>(f.index)] = std::move(f.out);
   }
   for (const auto& [pair, index] : s.edge_of) {

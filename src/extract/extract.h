@@ -7,8 +7,8 @@
 // - a block ended by another selected thread: a `sem_wait` on the semaphore of that
 //   (waker, wakee) edge, which the waker `sem_post`s at the point of its own program
 //   where the trace shows the wake-up; any other end (interrupt, idle, an unselected
-//   thread): a `sleep` of the observed length, or a `timer` where the task's wake-ups
-//   are periodic within the tolerance;
+//   thread): a `sleep` of the observed length, or a `timer` (its grid's origin given)
+//   where the task's wake-ups are periodic within the tolerance;
 // - `sched_process_fork` of a selected child by a selected parent: a `fork` of the
 //   child's template; an exit ends the program.
 // Repeated stretches collapse into looped phases (loops.h). Nothing is invented: an edge
@@ -16,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,7 @@ struct XStep {
 struct XPhase {
   int64_t loop = 1;
   std::vector<XStep> steps;
+  bool started_as = false;  // before the task's policy change: run as XTask::started_as
 };
 
 struct XTask {
@@ -57,9 +59,14 @@ struct XTask {
   int64_t pid = 0, tgid = 0;
   SchedPolicy policy = SchedPolicy::kOther;
   int nice = 0, rt_priority = 0;
+  // What it ran as before it changed its own policy or nice (TaskInfo::started_as): the
+  // phases marked started_as.
+  std::optional<TaskInfo::StartedAs> started_as;
   bool forked = false;  // started by its parent's fork (instance 0)
   Time delay_ns = 0;    // start of a task that is not forked
-  Time cpu_ns = 0;      // total CPU time the trace shows (within the window)
+  // Its sleeps are `timer` steps: the grid's origin (the timer's origin_ns).
+  std::optional<Time> timer_origin_ns;
+  Time cpu_ns = 0;  // total CPU time the trace shows (within the window)
   size_t bursts = 0, edges_in = 0, sleeps = 0, unknown_wakers = 0;
   // SCHED_DEADLINE (policy kDeadline): as given (--dl), else inferred from the trace
   // (dl_inferred); all 0 when neither was possible (the task runs as SCHED_OTHER).

@@ -41,10 +41,13 @@ std::string step_json(const ExtractedWorkload& w, const XStep& s) {
       return fmt::format("\"run\": {{\"ns\": {}}}", s.ns);
     case XStep::Kind::kSleep:
       return fmt::format("\"sleep\": {{\"ns\": {}}}", s.ns);
-    case XStep::Kind::kTimer:
-      return fmt::format("\"timer\": {{\"ref\": {}, \"period\": {}}}",
-                         quoted("timer:" + w.tasks[static_cast<size_t>(s.ref)].name),
-                         std::max<Time>(1, (s.ns + kNsPerUs / 2) / kNsPerUs));
+    case XStep::Kind::kTimer: {
+      const XTask& t = w.tasks[static_cast<size_t>(s.ref)];
+      return fmt::format("\"timer\": {{\"ref\": {}, \"period\": {}{}}}", quoted("timer:" + t.name),
+                         std::max<Time>(1, (s.ns + kNsPerUs / 2) / kNsPerUs),
+                         t.timer_origin_ns ? fmt::format(", \"origin_ns\": {}", *t.timer_origin_ns)
+                                           : std::string());
+    }
     case XStep::Kind::kPost: {
       const std::string name = quoted(edge_name(w, w.edges[static_cast<size_t>(s.ref)]));
       return s.sync ? fmt::format("\"sem_post\": {{\"ref\": {}, \"sync\": true}}", name)
@@ -104,7 +107,17 @@ void task_json(std::string& out, const ExtractedWorkload& w, const XTask& t, boo
   if (phases.empty()) phases.push_back({1, {{XStep::Kind::kRun, 0, 0, false}}});
   const bool mark = first && !w.end_mark.empty();
   for (size_t p = 0; p < phases.size(); ++p) {
+    if (phases[p].started_as && (p == 0 || !phases[p - 1].started_as))
+      out +=
+          "        /* before the thread set its own policy or nice, as its first lines show */\n";
     out += fmt::format("        \"p{}\": {{\"loop\": {}", p, phases[p].loop);
+    if (phases[p].started_as && t.started_as) {
+      const TaskInfo::StartedAs& a = *t.started_as;
+      const SchedPolicy before =
+          a.policy == SchedPolicy::kDeadline ? SchedPolicy::kOther : a.policy;
+      out += fmt::format(", \"policy\": \"{}\", \"priority\": {}", policy_name(before),
+                         is_rt(before) ? std::clamp(a.rt_priority, 1, 99) : a.nice);
+    }
     for (const XStep& s : phases[p].steps) out += ",\n          " + step_json(w, s);
     out += p + 1 < phases.size() || mark ? "},\n" : "}\n";
   }

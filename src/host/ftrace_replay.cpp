@@ -53,6 +53,18 @@ struct TaskRow {
   }
 };
 
+// A trace's prio field: -1 SCHED_DEADLINE, 0-99 an RT priority (99 - prio), 100-139
+// SCHED_OTHER at nice prio - 120.
+TaskInfo::StartedAs attrs_of(int prio) {
+  TaskInfo::StartedAs a;
+  a.policy = prio < 0     ? SchedPolicy::kDeadline
+             : prio < 100 ? SchedPolicy::kFifo
+                          : SchedPolicy::kOther;
+  a.rt_priority = prio >= 0 && prio < 100 ? 99 - prio : 0;
+  a.nice = prio >= 100 ? prio - 120 : 0;
+  return a;
+}
+
 class Replay {
  public:
   Replay(const std::vector<Record>& recs, const RunRecord& run, int header_cpus,
@@ -115,13 +127,14 @@ class Replay {
       t.comm = row.comm;
       t.parent = row.parent;
       const TaskRow::PrioSeen seen = row.prio();
-      const int prio = seen.prio;
       t.policy_since_ns = seen.first_ns;
-      t.policy = prio < 0     ? SchedPolicy::kDeadline
-                 : prio < 100 ? SchedPolicy::kFifo
-                              : SchedPolicy::kOther;
-      t.rt_priority = prio >= 0 && prio < 100 ? 99 - prio : 0;
-      t.nice = prio >= 100 ? prio - 120 : 0;
+      const TaskInfo::StartedAs now = attrs_of(seen.prio);
+      t.policy = now.policy;
+      t.rt_priority = now.rt_priority;
+      t.nice = now.nice;
+      if (!row.prios.empty() && row.prios.front().prio != seen.prio &&
+          row.prios.front().first_ns < seen.first_ns)
+        t.started_as = attrs_of(row.prios.front().prio);
       t.allowed = ours && named->second.allowed.any() ? named->second.allowed : all_cpus(cpus_);
       t.created_ns = row.created;
       t.pid = row.pid;

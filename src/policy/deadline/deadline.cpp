@@ -178,8 +178,26 @@ CpuId DlClass::select_cpu(Task& t, CpuId prev, const WakeInfo&) {
   return cpu;
 }
 
+// dl_check_constrained_dl() (from 4.11), at every enqueue of a task with deadline <
+// period: activated after its deadline but before its next period, it is throttled, its
+// budget at most 0, until the replenishment at that period. A fresh budget now would let
+// it run at runtime/deadline, more than its bandwidth runtime/period.
+bool DlClass::held_to_next_period(Entity& e) {
+  const Task& t = *e.task;
+  if (e.fresh || e.throttled || t.dl_deadline_ns == t.dl_period_ns) return false;
+  const Time now = ctx_->now();
+  const Time next_period = e.deadline - t.dl_deadline_ns + t.dl_period_ns;
+  if (!(e.deadline < now && now < next_period)) return false;
+  e.throttled = true;
+  if (e.runtime > 0) e.runtime = 0;
+  e.timer_at = next_period;
+  ctx_->start_timer(*this, t.id, next_period);
+  return true;
+}
+
 void DlClass::enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) {
   Entity& e = se_[t.id];
+  if (held_to_next_period(e)) return;  // the replenishment timer queues it
   if (how.kind == EnqueueKind::kMigrate) {
     insert(cpu, e);
     return;

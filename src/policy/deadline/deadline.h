@@ -3,18 +3,19 @@
 // first on per-CPU queues, made global EDF by pushing to and pulling from other CPUs.
 //
 // Followed: the CBS wake-up rule (dl_entity_overflow, with the revised rule for
-// constrained deadlines), replenish_dl_entity, throttling when the runtime is used up and
-// the replenishment timer at the next period, sched_yield as "job done, sleep until the
-// next period", runtime consumption scaled by CPU capacity, select_task_rq_dl with
-// find_later_rq (free CPUs first, else the CPU with the latest earliest deadline),
-// push_dl_task after a switch, a wake-up or a replenishment (from an overloaded queue, or
-// from 6.7 any queued task: Rules), pull_dl_task when a deadline task leaves a CPU. Like a kernel
-// without HRTICK_DL (its default), the runtime is enforced at ticks, so a task may overrun its
-// budget by up to a tick (charged to its next period). Left out: bandwidth reclaiming (GRUB,
-// SCHED_FLAG_RECLAIM), the 0-lag inactive timer (bandwidth is released at exit), deadline servers
-// for the fair class (6.12's fair_server), priority inheritance and capacity-aware placement on
-// asymmetric machines. The class also owns sched_setattr()'s admission control and the count of
-// jobs met and missed (accounting.cpp).
+// constrained deadlines), dl_check_constrained_dl (4.11+), replenish_dl_entity, throttling
+// when the runtime is used up and the replenishment timer at the next period, sched_yield
+// as "job done, sleep until the next period", runtime consumption scaled by CPU capacity,
+// select_task_rq_dl with find_later_rq (free CPUs first, else the CPU with the latest
+// earliest deadline), push_dl_task after a switch, a wake-up or a replenishment (from an
+// overloaded queue, or from 6.7 any queued task: Rules), pull_dl_task when a deadline task
+// leaves a CPU. Like a kernel without HRTICK_DL (its default), the runtime is enforced at
+// ticks, so a task may overrun its budget by up to a tick (charged to its next period).
+// Left out: bandwidth reclaiming (GRUB, SCHED_FLAG_RECLAIM), the 0-lag inactive timer
+// (bandwidth is released at exit), deadline servers for the fair class (6.12's
+// fair_server), priority inheritance and capacity-aware placement on asymmetric machines.
+// The class also owns sched_setattr()'s admission control and the count of jobs met and
+// missed (accounting.cpp).
 #pragma once
 
 #include <vector>
@@ -105,6 +106,7 @@ class DlClass final : public SchedClass {
   void new_period(Entity& e);
   void update_on_wakeup(Entity& e);
   void throttle(CpuId cpu, Entity& e);
+  bool held_to_next_period(Entity& e);
   bool overflows(const Entity& e, Time now) const;
   CpuId find_later_cpu(const Task& t) const;
   bool push_one(CpuId cpu);
