@@ -440,6 +440,35 @@ TEST(TraceRoundTrip, FtraceLinesAreInTheKernelsLayout) {
       << t;
 }
 
+// A task's records show the prio it has when they are written: "t" runs a phase at nice 0,
+// one at nice 10 (prio 130), then as SCHED_FIFO 50 (prio 49), each 1 ms and a 1 ms sleep.
+// A phase's attributes are set as the task enters it, running, after the wake-up that
+// ends the previous phase: its switch-ins show 120 (0 ms), 120 (2 ms, then nice 10), 130
+// (4 ms, then FIFO) and 49 (6 ms).
+TEST(TraceRoundTrip, RecordsShowThePrioATaskHasAfterItChangesItsOwn) {
+  const Scenario s = scenario_from_text(
+      R"({"tasks": {"t": {"loop": 1, "phases": {
+          "a": {"run": 1000, "sleep": 1000},
+          "b": {"priority": 10, "run": 1000, "sleep": 1000},
+          "c": {"policy": "SCHED_FIFO", "priority": 50, "run": 1000, "sleep": 1000}}}}})",
+      "inline.json", [] {
+        ScenarioOverrides o;
+        o.cpus = 1;
+        o.policy = "eevdf";
+        return o;
+      }());
+  std::ostringstream text;
+  FtraceTextWriter writer(text);
+  simulate(s, writer, {});
+  std::vector<std::string> prios;
+  std::istringstream lines(text.str());
+  const std::string in = "next_comm=t next_pid=1000 next_prio=";
+  for (std::string l; std::getline(lines, l);)
+    if (const size_t at = l.find(in); at != std::string::npos)
+      prios.push_back(l.substr(at + in.size()));
+  EXPECT_EQ(prios, (std::vector<std::string>{"120", "120", "130", "49"})) << text.str();
+}
+
 // `analyze --trace` keeps the trace's pids and absolute clock; --trace-from-zero shifts.
 TEST(TraceRoundTrip, AnalyzeTraceKeepsPidsAndTheClock) {
   const auto dir = std::filesystem::temp_directory_path() / "schedlab-traces-test";

@@ -124,6 +124,10 @@ class EventSink {
   virtual void begin(const RunInfo&) {}
   virtual void task_created(const TaskInfo&) {}
   virtual void affinity_changed(TaskId, const CpuMask&, Time) {}
+  // A task's policy, nice or RT priority changed after it was created (a phase's, as
+  // sched_setattr); `t` has the new ones. The kernel traces no event for it: its later
+  // records show the new prio.
+  virtual void sched_changed(const TaskInfo&, Time) {}
   virtual void event(const SchedEvent& e) = 0;
   virtual void end(Time) {}
 };
@@ -140,6 +144,9 @@ class SinkList : public EventSink {
   }
   void affinity_changed(TaskId id, const CpuMask& m, Time t) override {
     for (auto* s : sinks_) s->affinity_changed(id, m, t);
+  }
+  void sched_changed(const TaskInfo& info, Time t) override {
+    for (auto* s : sinks_) s->sched_changed(info, t);
   }
   void event(const SchedEvent& e) override {
     for (auto* s : sinks_) s->event(e);

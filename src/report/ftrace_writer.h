@@ -27,6 +27,7 @@ class FtraceTextWriter final : public EventSink {
   explicit FtraceTextWriter(std::ostream& out);
   void begin(const RunInfo& info) override;
   void task_created(const TaskInfo& t) override { recorder_.task_created(t); }
+  void sched_changed(const TaskInfo& t, Time) override { recorder_.sched_changed(t); }
   void event(const SchedEvent& e) override { recorder_.event(e); }
   void end(Time t) override;
 

@@ -21,13 +21,13 @@ std::string comm_of(const TaskInfo& t) {
   return t.name.empty() ? std::string("task") : t.name;
 }
 
+}  // namespace
+
 int prio_of(const TaskInfo& t) {
   if (t.policy == SchedPolicy::kDeadline) return -1;
   if (is_rt(t.policy)) return 99 - t.rt_priority;
   return 120 + t.nice;
 }
-
-}  // namespace
 
 void KernelRecorder::begin(const RunInfo& info) {
   info_ = info;

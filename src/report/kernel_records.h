@@ -37,6 +37,9 @@ struct KernelTask {
   int prio = 120;  // 120 + nice, 99 - rt_priority, -1 for SCHED_DEADLINE
 };
 
+// The prio field of a task's records: 120 + nice, 99 - rt_priority, -1 for SCHED_DEADLINE.
+int prio_of(const TaskInfo& t);
+
 // The kernel's prev_state of a sched_switch (4.14+: TASK_REPORT_MAX for a preemption).
 inline constexpr int64_t kStateRunning = 0, kStateSleeping = 0x1, kStateDead = 0x10,
                          kStatePreempted = 0x100;
@@ -62,6 +65,8 @@ class KernelRecorder {
 
   void begin(const RunInfo& info);
   void task_created(const TaskInfo& t);
+  // Its later records show the new prio.
+  void sched_changed(const TaskInfo& t) { threads_[static_cast<size_t>(t.id)].prio = prio_of(t); }
   void event(const SchedEvent& e);
   // A write to trace_marker on `cpu` at the stream's time `at`.
   void marker(CpuId cpu, Time at, std::string text);

@@ -28,6 +28,7 @@ class TraceDatWriter final : public EventSink {
   explicit TraceDatWriter(std::ostream& out);
   void begin(const RunInfo& info) override;
   void task_created(const TaskInfo& t) override { recorder_.task_created(t); }
+  void sched_changed(const TaskInfo& t, Time) override { recorder_.sched_changed(t); }
   void event(const SchedEvent& e) override { recorder_.event(e); }
   void end(Time t) override;
 

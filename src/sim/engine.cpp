@@ -486,11 +486,15 @@ void Engine::requeue_with_new_attrs(CpuId cpu, Task& prev) {
   old_class.dequeue(cpu, prev, DequeueKind::kRequeue);
   prev.queued = false;
   const bool mask_changed = prev.allowed != x.pending_allowed;
+  const SchedSettings& s = x.pending_sched;
+  const bool sched_changed =
+      s.policy != prev.policy || s.nice != prev.nice || s.rt_priority != prev.rt_priority;
   prev.allowed = x.pending_allowed;
   prev.nr_cpus_allowed = static_cast<int>(prev.allowed.count());
-  set_sched_attrs(prev, x.pending_sched);
+  set_sched_attrs(prev, s);
   x.attrs_pending = false;
   if (mask_changed) sink_.affinity_changed(prev.id, prev.allowed, now_);
+  if (sched_changed) sink_.sched_changed(info_of(prev), now_);
   SchedClass& cls = class_of(prev);
   if (&cls != &old_class) join_class(prev, nullptr);
   const WakeInfo how{WakeKind::kMigrate, cpu, false};
