@@ -159,6 +159,16 @@ TEST(Schedules, ATimersOriginNsPlacesTheGridOfAForkedThread) {
                    "30 0 w-0", "30 0 idle"}));
 }
 
+// rt-app's forked thread sleeps until t_zero + its delay when it starts before then; one
+// forked later starts at once. m forks w (delay 5 ms) at 2 ms and again at 7 ms.
+TEST(Schedules, AForkedThreadWaitsForItsDelayFromTheRunsStart) {
+  const RunOutput r = run_text("{" + machine(1) + R"("tasks": {
+      "m": {"loop": 1, "run": 2000, "fork": "w", "sleep": 5000, "fork1": "w"},
+      "w": {"instance": 0, "delay": 5000, "loop": 1, "run": 1000}}})");
+  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 m", "2 0 w-0", "2 0 idle", "5 0 w-0", "6 0 idle", "7 0 m",
+                                   "7 0 w-1", "8 0 idle"}));
+}
+
 TEST(Schedules, UnlockHandsTheMutexToTheWaiter) {
   const RunOutput r = run_text("{" + machine(2) + R"("tasks": {
       "A": {"loop": 1, "lock": "m", "run": 5000, "unlock": "m"},

@@ -532,8 +532,10 @@ class Runner {
         for (int c : *cpus) k.allowed.set(static_cast<size_t>(c));
     }
     pthread_setname_np(pthread_self(), t.name.substr(0, 15).c_str());
-    if (spec.delay_ns > 0 && !sleep_until(mono_now() + spec.delay_ns)) return;
-    t.t_first = mono_now();
+    // rt-app: every thread's reference time is t_zero + delay, and it sleeps until then
+    // (a thread forked later does not)
+    t.t_first = result_.start_ns + spec.delay_ns;
+    if (mono_now() < t.t_first && !sleep_until(t.t_first)) return;
     for (int64_t iter = 0; spec.loop < 0 || iter < spec.loop; ++iter) {
       for (size_t p = 0; p < spec.phases.size(); ++p) {
         const Phase& phase = spec.phases[p];

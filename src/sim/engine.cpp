@@ -243,6 +243,8 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   set_runnable(t, true);
   set_sched_attrs(t, s);
   x.t_first = spec.delay_ns;  // rt-app: t_zero + delay, for forked threads too
+  // rt-app's forked thread sleeps until t_zero + delay, if that is still ahead
+  if (parent && spec.delay_ns > now_) x.start_at = spec.delay_ns;
   x.memory_intensity_q10 = spec.phases[0].memory_intensity_q10 >= 0
                                ? spec.phases[0].memory_intensity_q10
                                : spec.memory_intensity_q10;

@@ -78,6 +78,7 @@ class Engine final : public SchedContext {
     Time stall_left = 0;     // cache refill still to pay after a migration
     Time return_until = 0;   // in the system call of a wake-up it made until then
     Time t_first = 0;        // rt-app's reference time for timers
+    Time start_at = -1;      // a forked thread's delay still ahead: it sleeps until then first
     Time c_duration_ns = 0;  // run/runtime asked since the last timer step (rt-app's c_duration)
     int32_t block_object = -1;
     uint64_t wake_generation = 0;

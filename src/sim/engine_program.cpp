@@ -45,6 +45,12 @@ void Engine::advance_program(CpuId cpu) {
   Task& t = *cpu_curr_[cpu];
   Exec& x = execs_[t.id];
   account(cpu);
+  if (x.start_at >= 0) {
+    const Time until = x.start_at;
+    x.start_at = -1;
+    sleep_until(t, until, BlockReason::kSleep);
+    return;
+  }
   while (true) {
     if (x.burst != Burst::kNone) {
       arm_burst(cpu);
