@@ -118,6 +118,16 @@ TEST(MachineFile, WrittenFileReadsBackToTheSameMachine) {
   EXPECT_EQ(cli({"check", path}).code, 0);
 }
 
+// The traced remote wake-up less its idle exit is the IPI; a calibration that measured an
+// idle exit (37.9 us, from untraced wake-ups) longer than the whole traced figure (29 us)
+// once set wakeup_ipi_ns to 1 ns, and validate's simulated wake-up latency fell to a tenth
+// of the real one. Then there is no traced figure, and the untraced one stays.
+TEST(CalibrationMath, ATracedWakeupNoLongerThanItsIdleExitGivesNoIpi) {
+  EXPECT_EQ(traced_wakeup_ipi(35'000, 14'418), 20'582);
+  EXPECT_EQ(traced_wakeup_ipi(29'000, 37'920), std::nullopt);
+  EXPECT_EQ(traced_wakeup_ipi(29'000, 29'000), std::nullopt);
+}
+
 TEST(MachineFile, CheckAcceptsTheShippedMachines) {
   for (const char* name : {"q9300.json", "up-amd64.json", "dev-vm.json"}) {
     const CliResult r = cli({"check", std::string(SCHEDLAB_SOURCE_DIR) + "/machines/" + name});

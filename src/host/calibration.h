@@ -17,6 +17,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,11 @@ struct Calibration {
 struct CalibrationOptions {
   bool quick = false;  // fewer samples: about a second or two
 };
+
+// wakeup_ipi_ns from a traced remote wake-up's median (sched_waking to switch-in, the
+// target idle between hand-offs) less the machine's idle exit at that depth; none when the
+// exit is as long as the whole figure (calibrate then keeps the untraced figure).
+std::optional<Time> traced_wakeup_ipi(Time traced_ns, Time idle_exit_ns);
 
 // Measures this machine; `progress` is told of each probe as it starts.
 Calibration calibrate_machine(const CalibrationOptions& options,
