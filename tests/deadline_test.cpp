@@ -179,6 +179,22 @@ TEST(Deadline, AConstrainedTaskWokenAfterItsDeadlineWaitsForItsNextPeriod) {
   EXPECT_EQ(r.task("c").cpu_time_ns, 4'000'000);
 }
 
+// rt-app's forked deadline thread sleeps its delay before its first phase makes it a
+// deadline task: d, forked at 0.1 ms with delay 3 ms, first runs at the 1 ms tick as its
+// creator's SCHED_OTHER, sleeps to 3 ms, and is activated there (due 5 ms): its 1 ms job
+// runs 3-4 ms and meets its deadline. Activated at the fork, it would have woken at 3 ms
+// after its deadline (2.1 ms) and been held to its next period (10.1 ms).
+TEST(Deadline, AForkedThreadBecomesADeadlineTaskAfterItsDelay) {
+  const RunOutput r = run_dl(R"("m": {"loop": 1, "run": 100, "fork": "d", "run1": 20000},
+      "d": {"instance": 0, "delay": 3000, "loop": 1, "policy": "SCHED_DEADLINE",
+            "dl-runtime": 1000, "dl-deadline": 2000, "dl-period": 10000, "run": 1000})",
+                             1, 0.03);
+  EXPECT_EQ(r.switch_ins(),
+            (Lines{"0 0 m", "1 0 d-0", "1 0 m", "3 0 d-0", "4 0 m", "21.1 0 idle"}));
+  EXPECT_EQ(r.task("d-0").dl_jobs, 1u);
+  EXPECT_EQ(r.task("d-0").deadline_misses, 0u);
+}
+
 // Four tasks of 50 % on two CPUs ask for 2.0 CPUs; the kernel admits 95 % of each.
 TEST(Deadline, AdmissionControlRefusesASetOverCapacityWithExitCode2) {
   const std::string task =

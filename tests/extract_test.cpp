@@ -372,6 +372,27 @@ TEST(Extract, BadInputNamesWhatIsMissing) {
   }
 }
 
+// A thread seen in the window that did nothing there (a blocks at its first line) has no
+// step; with --exact too, its program is a `run 0`, which the reader accepts (an empty
+// phase it refuses).
+TEST(Extract, AThreadWithNoStepIsARunOfNothingWithExactToo) {
+  const std::string text =
+      "# tracer: nop\n#P:1\n"
+      "  a-10 [000] d..2  1.000000: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 "
+      "prev_state=S ==> next_comm=b next_pid=11 next_prio=120\n"
+      "  b-11 [000] d.h3  1.001000: sched_wakeup: comm=b pid=11 prio=120 target_cpu=000\n"
+      "  b-11 [000] d..2  1.002000: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 "
+      "prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n";
+  for (const bool exact : {false, true}) {
+    ExtractOptions o;
+    o.exact = exact;
+    const ExtractedWorkload w = extract_text(text, o);
+    EXPECT_TRUE(xtask(w, "a").phases.empty()) << exact;
+    const std::string json = scenario_json(w, "trace.txt", "");
+    EXPECT_NO_THROW(scenario_from_text(json, "extracted.json")) << json;
+  }
+}
+
 TEST(Extract, LostEventsAreCountedAndTheRestExtracted) {
   const std::string text =
       "# tracer: nop\n#P:1\n"

@@ -169,6 +169,17 @@ TEST(Schedules, AForkedThreadWaitsForItsDelayFromTheRunsStart) {
                                    "7 0 w-1", "8 0 idle"}));
 }
 
+// A forked thread first run after its delay has passed does not sleep (a clock_nanosleep to
+// a time already past returns at once): m, SCHED_FIFO, forks w (delay 5 ms) and runs 10 ms
+// first; w runs at 10 ms, as its creator's FIFO until its phase makes it SCHED_OTHER.
+TEST(Schedules, AForkedThreadWhoseDelayHasPassedStartsAtOnce) {
+  const RunOutput r = run_text("{" + machine(1) + R"("tasks": {
+      "m": {"loop": 1, "policy": "SCHED_FIFO", "priority": 10, "fork": "w", "run": 10000},
+      "w": {"instance": 0, "delay": 5000, "loop": 1, "run": 1000}}})");
+  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 m", "10 0 w-0", "11 0 idle"}));
+  EXPECT_EQ(r.task("w-0").sleep_time_ns, 0);
+}
+
 TEST(Schedules, UnlockHandsTheMutexToTheWaiter) {
   const RunOutput r = run_text("{" + machine(2) + R"("tasks": {
       "A": {"loop": 1, "lock": "m", "run": 5000, "unlock": "m"},

@@ -412,9 +412,11 @@ ExtractedWorkload WorkloadExtractor::result(const std::string& file) {
     const size_t split = f.out.started_as ? std::min(f.policy_step, f.steps.size()) : 0;
     if (split == 0) f.out.started_as.reset();
     auto phases_of = [&](std::vector<XStep> steps, bool started_as) {
+      // --exact: one phase of every step (none for no step: the file gets its `run 0`)
       std::vector<XPhase> part =
-          s.opt.exact ? std::vector<XPhase>{{1, std::move(steps)}}
-                      : compress_loops(steps, s.opt.tolerance_percent, s.opt.tolerance_floor_ns);
+          !s.opt.exact    ? compress_loops(steps, s.opt.tolerance_percent, s.opt.tolerance_floor_ns)
+          : steps.empty() ? std::vector<XPhase>{}
+                          : std::vector<XPhase>{{1, std::move(steps)}};
       for (XPhase& p : part) p.started_as = started_as;
       return part;
     };

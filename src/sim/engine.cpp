@@ -231,7 +231,21 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
         options_.max_live_tasks, static_cast<double>(now_) / 1e9,
         parent ? fmt::format("task {} forks {}", parent->name, name)
                : fmt::format("task {} starts", name)));
-  const auto& [allowed, s] = phase_attributes(spec, 0);
+  auto [allowed, s] = phase_attributes(spec, 0);
+  // rt-app's forked thread sleeps until t_zero + delay, if that is still ahead, before its
+  // first phase sets its attributes; until then it has its creator's, as pthread_create
+  // gives them (a deadline creator's as SCHED_OTHER: an assumption, since the kernel
+  // refuses a deadline task's fork unless it resets on fork).
+  const bool starts_later = parent && spec.delay_ns > now_;
+  if (starts_later) {
+    allowed = parent->allowed;
+    s = SchedSettings{};
+    if (parent->policy != SchedPolicy::kDeadline) {
+      s.policy = parent->policy;
+      s.nice = parent->nice;
+      s.rt_priority = parent->rt_priority;
+    }
+  }
   Task& t = tasks_.emplace_back();
   Exec& x = execs_.emplace_back();
   t.id = static_cast<TaskId>(tasks_.size() - 1);
@@ -243,8 +257,7 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   set_runnable(t, true);
   set_sched_attrs(t, s);
   x.t_first = spec.delay_ns;  // rt-app: t_zero + delay, for forked threads too
-  // rt-app's forked thread sleeps until t_zero + delay, if that is still ahead
-  if (parent && spec.delay_ns > now_) x.start_at = spec.delay_ns;
+  if (starts_later) x.start_at = spec.delay_ns;
   x.memory_intensity_q10 = spec.phases[0].memory_intensity_q10 >= 0
                                ? spec.phases[0].memory_intensity_q10
                                : spec.memory_intensity_q10;

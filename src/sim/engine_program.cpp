@@ -45,11 +45,13 @@ void Engine::advance_program(CpuId cpu) {
   Task& t = *cpu_curr_[cpu];
   Exec& x = execs_[t.id];
   account(cpu);
-  if (x.start_at >= 0) {
+  if (x.start_at >= 0) {  // a clock_nanosleep to a time already past returns at once
     const Time until = x.start_at;
     x.start_at = -1;
-    sleep_until(t, until, BlockReason::kSleep);
-    return;
+    if (until > now_) {
+      sleep_until(t, until, BlockReason::kSleep);
+      return;
+    }
   }
   while (true) {
     if (x.burst != Burst::kNone) {
