@@ -135,6 +135,8 @@ EngineResult Engine::run() {
     const AgendaItem item = agenda_.top();
     if (item.time > options_.end_ns) break;
     agenda_.pop();
+    if (options_.check_invariants && item.time < now_)  // pushed for a time already past
+      violation(fmt::format("the clock would go back from {} to {} ns", now_, item.time));
     now_ = item.time;
     switch (item.kind()) {
       case AgendaKind::kTaskStart: {
