@@ -62,6 +62,12 @@ std::string step_json(const ExtractedWorkload& w, const XStep& s) {
   return {};
 }
 
+// "policy" and "priority" (the RT priority, or nice) of a policy other than SCHED_DEADLINE.
+std::string policy_keys(SchedPolicy policy, int nice, int rt_priority) {
+  return fmt::format("\"policy\": \"{}\", \"priority\": {}", policy_name(policy),
+                     is_rt(policy) ? std::clamp(rt_priority, 1, 99) : nice);
+}
+
 void task_json(std::string& out, const ExtractedWorkload& w, const XTask& t, bool first,
                bool last) {
   out += fmt::format(
@@ -91,9 +97,7 @@ void task_json(std::string& out, const ExtractedWorkload& w, const XTask& t, boo
           "SCHED_OTHER */\n";
       policy = SchedPolicy::kOther;
     }
-    const int priority = is_rt(policy) ? std::clamp(t.rt_priority, 1, 99) : t.nice;
-    out +=
-        fmt::format("      \"policy\": \"{}\", \"priority\": {},\n", policy_name(policy), priority);
+    out += "      " + policy_keys(policy, t.nice, t.rt_priority) + ",\n";
   }
   if (!w.cpus_of_every_task.empty()) {
     std::string list;
@@ -113,10 +117,8 @@ void task_json(std::string& out, const ExtractedWorkload& w, const XTask& t, boo
     out += fmt::format("        \"p{}\": {{\"loop\": {}", p, phases[p].loop);
     if (phases[p].started_as && t.started_as) {
       const TaskInfo::StartedAs& a = *t.started_as;
-      const SchedPolicy before =
-          a.policy == SchedPolicy::kDeadline ? SchedPolicy::kOther : a.policy;
-      out += fmt::format(", \"policy\": \"{}\", \"priority\": {}", policy_name(before),
-                         is_rt(before) ? std::clamp(a.rt_priority, 1, 99) : a.nice);
+      out += ", " + policy_keys(a.policy == SchedPolicy::kDeadline ? SchedPolicy::kOther : a.policy,
+                                a.nice, a.rt_priority);
     }
     for (const XStep& s : phases[p].steps) out += ",\n          " + step_json(w, s);
     out += p + 1 < phases.size() || mark ? "},\n" : "}\n";

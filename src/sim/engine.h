@@ -225,7 +225,7 @@ class Engine final : public SchedContext {
   StepResult step_lwlock_release(CpuId cpu, Task& t, const Step& s);
   void check_lwlock_mutex(const Task& t, const Step& s) const;
   void wake_all(const std::vector<TaskId>& waiters, CpuId cpu, const Task& waker);
-  bool next_step(Task& t, Exec& x);    // false: the task stopped (exit or requeue)
+  bool next_step(Task& t, Exec& x);    // false: the task stopped (exit, requeue, start sleep)
   bool enter_phase(Task& t, Exec& x);  // false: attributes change first
   // The affinity and scheduling settings a task has during a phase (rt-app: the
   // phase's own, else the task's; no "cpus" anywhere means every CPU).

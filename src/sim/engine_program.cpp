@@ -45,14 +45,6 @@ void Engine::advance_program(CpuId cpu) {
   Task& t = *cpu_curr_[cpu];
   Exec& x = execs_[t.id];
   account(cpu);
-  if (x.start_at >= 0) {  // a clock_nanosleep to a time already past returns at once
-    const Time until = x.start_at;
-    x.start_at = -1;
-    if (until > now_) {
-      sleep_until(t, until, BlockReason::kSleep);
-      return;
-    }
-  }
   while (true) {
     if (x.burst != Burst::kNone) {
       arm_burst(cpu);
@@ -98,6 +90,16 @@ bool Engine::next_step(Task& t, Exec& x) {
     }
   }
   if (x.step == 0) {
+    // a forked thread's delay, before its first phase (rt-app's thread_body); a
+    // clock_nanosleep to a time already past returns at once
+    if (x.start_at >= 0) {
+      const Time until = x.start_at;
+      x.start_at = -1;
+      if (until > now_) {
+        sleep_until(t, until, BlockReason::kSleep);
+        return false;
+      }
+    }
     if (corun_) {
       const Phase& p = spec.phases[x.phase];
       set_memory_intensity(
