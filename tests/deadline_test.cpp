@@ -179,6 +179,41 @@ TEST(Deadline, AConstrainedTaskWokenAfterItsDeadlineWaitsForItsNextPeriod) {
   EXPECT_EQ(r.task("c").cpu_time_ns, 4'000'000);
 }
 
+// A phase that changes only dl-runtime is applied (sched_setattr's dl_param_changed()):
+// "d" has 2 ms every 10 ms in its first phase (run 1 ms, sleep 9), 3 ms in its second
+// (run 6 ms). Woken at 10 ms with a new period of the old budget, it enters the second
+// phase there: 2 ms left, due 20; it runs 10-12 and is throttled; the replenishment at
+// 20 gives the new 3 ms (20-23), then 1 more at 30 (30-31). With the old budget it
+// would run 20-22 and 30-32.
+TEST(Deadline, APhaseChangingOnlyTheRuntimeTakesEffectAtTheNextReplenishment) {
+  const RunOutput r = run_dl(R"("d": {"loop": 1, "phases": {
+      "p1": {"policy": "SCHED_DEADLINE", "dl-runtime": 2000, "dl-period": 10000,
+             "run": 1000, "sleep": 9000},
+      "p2": {"policy": "SCHED_DEADLINE", "dl-runtime": 3000, "dl-period": 10000,
+             "run": 6000}}},
+      "hog": {"loop": -1, "run": 100000})",
+                             1, 0.035);
+  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 d", "1 0 hog", "10 0 d", "12 0 hog", "20 0 d", "23 0 hog",
+                                   "30 0 d", "31 0 hog"}));
+}
+
+// ENQUEUE_RESTORE past the deadline: "d" (3 ms every 4) waits for "e" (due 3.5 ms) until
+// 3 ms and runs 3-5; its second phase (1 ms every 4) begins at 5, after its deadline
+// (4), so it gets a new period from 5 (1 ms due 9): it runs 5-6, is throttled to that
+// deadline and finishes 9-10. Kept at its old deadline with 1 ms left, it would be
+// replenished at once when throttled at 6 (the period's end, 4, is past) and finish at 7.
+// (A constrained deadline would instead be held by dl_check_constrained_dl(), above.)
+TEST(Deadline, NewAttributesAfterTheDeadlineStartANewPeriod) {
+  const RunOutput r = run_dl(R"("d": {"loop": 1, "phases": {
+      "p1": {"policy": "SCHED_DEADLINE", "dl-runtime": 3000, "dl-period": 4000, "run": 2000},
+      "p2": {"policy": "SCHED_DEADLINE", "dl-runtime": 1000, "dl-period": 4000, "run": 2000}}},
+      "e": {"loop": 1, "policy": "SCHED_DEADLINE", "dl-runtime": 3500, "dl-deadline": 3500,
+            "dl-period": 100000, "run": 3000},
+      "hog": {"loop": -1, "run": 100000})",
+                             1, 0.02);
+  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 e", "3 0 d", "6 0 hog", "9 0 d", "10 0 hog"}));
+}
+
 // rt-app's forked deadline thread sleeps its delay before its first phase makes it a
 // deadline task: d, forked at 0.1 ms with delay 3 ms, first runs at the 1 ms tick as its
 // creator's SCHED_OTHER, sleeps to 3 ms, and is activated there (due 5 ms): its 1 ms job

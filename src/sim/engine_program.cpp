@@ -111,12 +111,23 @@ bool Engine::next_step(Task& t, Exec& x) {
   return true;
 }
 
+namespace {
+// What __sched_setscheduler() finds unchanged (it then returns at once): the policy, its
+// nice, its RT priority and, for a deadline task, dl_param_changed()'s runtime, deadline
+// and period; for a fair one, 6.12's custom slice (rt-app's dl-runtime).
+bool sched_unchanged(const Task& t, const SchedSettings& s) {
+  if (s.policy != t.policy || s.nice != t.nice || s.rt_priority != t.rt_priority) return false;
+  if (s.policy == SchedPolicy::kDeadline)
+    return s.dl_runtime_ns == t.dl_runtime_ns && s.dl_deadline_ns == t.dl_deadline_ns &&
+           s.dl_period_ns == t.dl_period_ns;
+  return is_rt(s.policy) || s.dl_runtime_ns == t.custom_slice_ns;
+}
+}  // namespace
+
 // rt-app applies a phase's affinity and policy at the start of each of its iterations.
 bool Engine::enter_phase(Task& t, Exec& x) {
   const auto& [mask, s] = phase_attributes(*x.spec, x.phase);
-  if (mask == t.allowed && s.policy == t.policy && s.nice == t.nice &&
-      s.rt_priority == t.rt_priority)
-    return true;
+  if (mask == t.allowed && sched_unchanged(t, s)) return true;
   x.attrs_pending = true;
   x.pending_allowed = mask;
   x.pending_sched = s;

@@ -210,6 +210,10 @@ void DlClass::enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) {
     return;  // the replenishment timer queues it
   } else if (how.kind == EnqueueKind::kWakeup) {
     update_on_wakeup(e);
+  } else if (how.kind == EnqueueKind::kRequeue && e.deadline < ctx_->now()) {
+    // ENQUEUE_RESTORE (sched_setattr, an affinity change) past the deadline: a new
+    // period with the parameters it has now (setup_new_dl_entity(), 4.x to 6.12)
+    new_period(e);
   }
   insert(cpu, e);
 }
