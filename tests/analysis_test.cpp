@@ -73,6 +73,20 @@ TEST(LatencyStats, PercentilesWithinTheStatedErrorOfExactValues) {
             << "round " << round << " p " << p;
       }
     }
+    // The block at once, and a list out of order with a repeat, give the same values.
+    int64_t block[std::size(kPercentileBlock)];
+    a.percentiles(kPercentileBlock, block);
+    for (size_t i = 0; i < std::size(kPercentileBlock); ++i)
+      ASSERT_EQ(block[i], a.percentile(kPercentileBlock[i])) << "round " << round << " i " << i;
+    const double mixed[] = {0.99, 0.5, 1.0, 0.5, 0.0};
+    int64_t got_mixed[std::size(mixed)];
+    a.percentiles(mixed, got_mixed);
+    for (size_t i = 0; i < std::size(mixed); ++i)
+      ASSERT_EQ(got_mixed[i], a.percentile(mixed[i])) << "round " << round << " i " << i;
+    ASSERT_EQ(got_mixed[4], all.front());
+    if (n <= LatencyStats::kExactLimit) {
+      ASSERT_EQ(got_mixed[2], all.back());
+    }
   }
   EXPECT_GT(spilled, 100);
 }

@@ -80,26 +80,53 @@ void LatencyStats::merge(const LatencyStats& other) {
   }
 }
 
+uint64_t LatencyStats::rank_of(double p) const {
+  return std::clamp<uint64_t>(static_cast<uint64_t>(std::ceil(p * static_cast<double>(count_))), 1,
+                              count_);
+}
+
 int64_t LatencyStats::percentile(double p) const {
-  if (count_ == 0) return 0;
-  const uint64_t rank =
-      std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(p * static_cast<double>(count_))));
-  if (!spilled_) {
-    std::vector<int64_t> sorted = exact_;
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(rank - 1), sorted.end());
-    return sorted[rank - 1];
+  int64_t v = 0;
+  percentiles(std::span(&p, 1), std::span(&v, 1));
+  return v;
+}
+
+void LatencyStats::percentiles(std::span<const double> ps, std::span<int64_t> out) const {
+  if (count_ == 0 || ps.empty()) {
+    std::fill(out.begin(), out.end(), 0);
+    return;
   }
-  uint64_t seen = 0;
-  size_t at = 0;
+  if (!std::is_sorted(ps.begin(), ps.end())) {
+    for (size_t i = 0; i < ps.size(); ++i) out[i] = percentile(ps[i]);
+    return;
+  }
+  if (!spilled_) {
+    // Each selection leaves the larger values after its rank: the next, higher rank is
+    // selected among those only.
+    std::vector<int64_t> values = exact_;
+    auto from = values.begin();
+    for (size_t i = 0; i < ps.size(); ++i) {
+      const auto at = values.begin() + static_cast<long>(rank_of(ps[i]) - 1);
+      std::nth_element(from, at, values.end());
+      from = at;
+      out[i] = *at;
+    }
+    return;
+  }
+  size_t at = 0, next = 0;
+  uint64_t seen = 0, want = rank_of(ps[0]);
   for (int g = 0; g < 64; ++g) {
     if (!(groups_ & (uint64_t{1} << g))) continue;
     for (size_t sub = 0; sub < kGroupSize; ++sub) {
       seen += counts_[at + sub];
-      if (seen >= rank) return std::clamp(bucket_floor(g, sub), min_, max_);
+      for (; seen >= want; want = rank_of(ps[next])) {
+        out[next] = std::clamp(bucket_floor(g, sub), min_, max_);
+        if (++next == ps.size()) return;
+      }
     }
     at += kGroupSize;
   }
-  return max_;
+  for (; next < ps.size(); ++next) out[next] = max_;
 }
 
 }  // namespace schedlab

@@ -25,8 +25,10 @@ ordered_json percentile_block(const LatencyStats& s) {
   ordered_json j;
   j["count"] = s.count();
   j["min"] = s.min();
+  int64_t values[std::size(kPercentileBlock)];
+  s.percentiles(kPercentileBlock, values);
   for (size_t i = 0; i < std::size(kPercentileBlock); ++i)
-    j[fmt::format("p{}", kPercentileNames[i])] = s.percentile(kPercentileBlock[i]);
+    j[fmt::format("p{}", kPercentileNames[i])] = values[i];
   j["max"] = s.max();
   return j;
 }
@@ -188,9 +190,12 @@ void write_tasks(std::ostream& os, const std::vector<TaskMetrics>& tasks, int cp
     tj.number("migrations", t.migrations);
     ObjectWriter lat = tj.object("wakeup_latency_ns");
     lat.number("count", t.wakeup_latency.count());
-    lat.number("p50", t.wakeup_latency.percentile(0.50));
-    lat.number("p90", t.wakeup_latency.percentile(0.90));
-    lat.number("p99", t.wakeup_latency.percentile(0.99));
+    constexpr double kTaskPercentiles[] = {0.50, 0.90, 0.99};
+    int64_t p[3];
+    t.wakeup_latency.percentiles(kTaskPercentiles, p);
+    lat.number("p50", p[0]);
+    lat.number("p90", p[1]);
+    lat.number("p99", p[2]);
     lat.number("max", t.wakeup_latency.max());
     lat.close();
     ObjectWriter gaps = tj.object("preempted_gaps");
