@@ -357,7 +357,10 @@ class LineParser {
     }
     if (!convert(event, fields, r)) return true;  // not a sched event we read
     if (!error_.empty()) return false;
-    if (r.kind == Kind::kWakeup) waker_of(r, context_of_flags(flags));
+    if (r.kind == Kind::kWakeup) {
+      waker_of(r, context_of_flags(flags));
+      if (flags.empty() && r.waker.pid > 0) ++wakers_without_context;
+    }
     ++stats.events;
     records.push_back(std::move(r));
     return true;
@@ -370,6 +373,9 @@ class LineParser {
   FtraceStats stats;
   FtraceSpan span;
   int header_cpus = 0;
+  // Wake-ups credited to a task by a layout without the flags column (trace-cmd report's
+  // default), where an interrupt's wake-up shows the task it interrupted.
+  size_t wakers_without_context = 0;
 
  private:
   void comment(std::string_view text, size_t number) {
@@ -643,6 +649,13 @@ FtraceStats parse_lines(std::istream& in, const std::string& file, EventSink& si
   }
   std::vector<Record>& recs = p.records;
   FtraceStats stats = p.stats;
+  if (options.wakers && p.wakers_without_context > 0)
+    stats.notes.push_back(fmt::format(
+        "{}: {} wake-ups name their waker from lines without the flags column (trace-cmd "
+        "report's default layout), which cannot tell an interrupt's wake-up from the "
+        "interrupted task's: each was taken as that task's; `trace-cmd report -l`, or the "
+        "trace.dat itself, shows the context",
+        file, p.wakers_without_context));
   stats.format = html ? "systrace HTML" : "ftrace text";
   stats.switches = static_cast<size_t>(std::count_if(
       recs.begin(), recs.end(), [](const Record& r) { return r.kind == Kind::kSwitch; }));
