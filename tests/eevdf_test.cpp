@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <sstream>
 
 #include "harness.h"
 #include "policy/registry.h"
@@ -125,6 +126,40 @@ TEST(Eevdf, AShorterCustomSliceGetsLowerWakeupLatency) {
   };
   EXPECT_EQ(latency(""), 800'000);
   EXPECT_EQ(latency(R"("dl-runtime": 100, )"), 0);
+}
+
+// A phase that changes only the custom slice (dl-runtime of a fair task) is applied, as
+// sched_setattr() sees the slice change: A and B share one CPU at 1000 Hz with the base
+// slice (0.75 ms), so each runs from one tick to the next (1 ms) until A's first phase
+// (20 ms of work) ends; A's second phase asks for a 10 ms slice, which RUN_TO_PARITY
+// then protects: one stretch of 10 ms. Unapplied, every stretch would stay 1 ms.
+TEST(Eevdf, APhaseChangingOnlyTheCustomSliceIsApplied) {
+  ScenarioOverrides o;
+  o.policy = "eevdf-6.12";
+  o.duration_s = 0.06;
+  const RunOutput r = run_text(R"({"machine": {"cpus": 1, "hz": 1000}, "tasks": {
+      "A": {"loop": 1, "phases": {"p1": {"run": 20000},
+                                  "p2": {"dl-runtime": 10000, "run": 100000}}},
+      "B": {"loop": -1, "run": 100000}}})",
+                               o);
+  std::vector<std::pair<double, std::string>> ins;
+  for (const std::string& line : r.switch_ins()) {
+    std::istringstream in(line);
+    double ms = 0;
+    int cpu = 0;
+    std::string name;
+    in >> ms >> cpu >> name;
+    ins.emplace_back(ms, name);
+  }
+  double longest_before = 0, longest_after = 0;
+  for (size_t i = 0; i + 1 < ins.size(); ++i) {
+    if (ins[i].second != "A") continue;
+    const double stretch = ins[i + 1].first - ins[i].first;
+    double& longest = ins[i].first < 39 ? longest_before : longest_after;
+    longest = std::max(longest, stretch);
+  }
+  EXPECT_EQ(longest_before, 1.0);
+  EXPECT_EQ(longest_after, 10.0);
 }
 
 // Property: after any sequence of arrivals, runs, preemptions, sleeps and wake-ups on
