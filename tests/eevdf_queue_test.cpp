@@ -96,6 +96,9 @@ TEST(EevdfQueue, PickEqualsTheScanAsQueuesGrowAndShrink) {
       for (const auto& o : order) want_order.push_back(o.second);
       ASSERT_EQ(walked, want_order) << "step " << step;
       ASSERT_EQ(dq.leftmost(), order.empty() ? kNoTask : order.front().second);
+      if (!order.empty()) {
+        ASSERT_EQ(dq.leftmost_vruntime(), order.front().first.first);
+      }
       // Bounds across the whole range, so that whole blocks and partial ones are eligible.
       const auto bound = static_cast<int64_t>(rng() % 210) - 2;
       const auto eligible = [&](int64_t v) { return v <= bound; };

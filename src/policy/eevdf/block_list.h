@@ -115,6 +115,8 @@ class BlockList {
 
   // The entity of smallest (vruntime, insertion), kNoTask if none: the kernel's leftmost.
   TaskId leftmost() const { return size_ == 0 ? kNoTask : blocks_[0].entries.front().id; }
+  // The leftmost's vruntime (its entry holds it: no read of the entity); size() > 0.
+  int64_t leftmost_vruntime() const { return blocks_[0].entries.front().vruntime; }
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
   // Every entity, in (vruntime, insertion) order: f(id, vruntime, deadline, seq).

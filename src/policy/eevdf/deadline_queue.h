@@ -72,6 +72,10 @@ class DeadlineQueue {
 
   // The entity of smallest (vruntime, insertion), kNoTask if none: the kernel's leftmost.
   TaskId leftmost() const { return root_ != kNoTask ? left_ : blocks_.leftmost(); }
+  // The leftmost's vruntime, read where the queue keeps it; not empty().
+  int64_t leftmost_vruntime() const {
+    return root_ != kNoTask ? left_vruntime_ : blocks_.leftmost_vruntime();
+  }
   size_t size() const { return root_ != kNoTask ? tree_size_ : blocks_.size(); }
   bool empty() const { return size() == 0; }
   bool in_tree() const { return root_ != kNoTask; }

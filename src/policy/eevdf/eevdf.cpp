@@ -118,8 +118,10 @@ void Eevdf::update_min_vruntime(RunQueue& rq) {
   int64_t v = rq.min_vruntime;
   const bool have_curr = rq.curr != kNoTask && q_[rq.curr].on_rq;
   if (have_curr) v = q_[rq.curr].vruntime;
-  const TaskId left = rq.deadlines.leftmost();
-  if (left != kNoTask) v = have_curr ? std::min(v, q_[left].vruntime) : q_[left].vruntime;
+  if (!rq.deadlines.empty()) {
+    const int64_t left = rq.deadlines.leftmost_vruntime();
+    v = have_curr ? std::min(v, left) : left;
+  }
   const int64_t delta = v - rq.min_vruntime;
   if (delta > 0) {
     rq.avg_vruntime -= static_cast<Int128>(rq.avg_load) * delta;
