@@ -131,15 +131,17 @@ TEST(Eevdf, AShorterCustomSliceGetsLowerWakeupLatency) {
 // A phase that changes only the custom slice (dl-runtime of a fair task) is applied, as
 // sched_setattr() sees the slice change: A and B share one CPU at 1000 Hz with the base
 // slice (0.75 ms), so each runs from one tick to the next (1 ms) until A's first phase
-// (20 ms of work) ends; A's second phase asks for a 10 ms slice, which RUN_TO_PARITY
-// then protects: one stretch of 10 ms. Unapplied, every stretch would stay 1 ms.
+// (20 ms of work) ends; A's second phase asks for a 10 ms slice (with its policy: rt-app
+// sets nothing for a phase without policy or priority), which RUN_TO_PARITY then
+// protects: one stretch of 10 ms. Unapplied, every stretch would stay 1 ms.
 TEST(Eevdf, APhaseChangingOnlyTheCustomSliceIsApplied) {
   ScenarioOverrides o;
   o.policy = "eevdf-6.12";
   o.duration_s = 0.06;
   const RunOutput r = run_text(R"({"machine": {"cpus": 1, "hz": 1000}, "tasks": {
       "A": {"loop": 1, "phases": {"p1": {"run": 20000},
-                                  "p2": {"dl-runtime": 10000, "run": 100000}}},
+                                  "p2": {"policy": "SCHED_OTHER", "dl-runtime": 10000,
+                                         "run": 100000}}},
       "B": {"loop": -1, "run": 100000}}})",
                                o);
   std::vector<std::pair<double, std::string>> ins;

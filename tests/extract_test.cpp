@@ -312,6 +312,13 @@ TEST(Extract, AForkedThreadsTimerGridAndItsOwnPolicyChange) {
   EXPECT_NE(json.find(R"("p0": {"loop": 1, "policy": "SCHED_OTHER", "priority": 0,)"),
             std::string::npos)
       << json;
+  // The next phase sets the thread's own policy again: rt-app keeps the phase before's
+  // settings in a phase without any.
+  const size_t p1 = json.find(R"("p1": {)");
+  ASSERT_NE(p1, std::string::npos) << json;
+  EXPECT_NE(json.substr(p1, json.find('\n', p1) - p1).find(R"("policy": "SCHED_DEADLINE")"),
+            std::string::npos)
+      << json;
   // Replayed: w-0 is woken at each boundary of the recorded grid, 13.5 ms on (its jobs
   // are throttled now and then: its inferred runtime is its largest job, 1 ms, and the
   // first after the change runs 1.5 ms).

@@ -105,6 +105,23 @@ TEST(RtAppTaskgroup, RtAppsOwnRulesAreKept) {
             "f.json: tasks.a.phases.p32.taskgroup: more than 32 taskgroups (rt-app's limit)");
 }
 
+// A phase's dl-* stand on their own, as rt-app's parse_sched_data() reads them: a phase
+// giving only dl-runtime has dl-period = dl-deadline = that runtime, not the task's
+// period; a phase with no dl-* key keeps the task's.
+TEST(RtAppPhases, APhasesDeadlineParametersDoNotInheritTheTasks) {
+  const Scenario s = parse(R"({"tasks": {"a": {"policy": "SCHED_DEADLINE", "dl-runtime": 1000,
+      "dl-period": 10000, "loop": 1, "phases": {
+        "p": {"dl-runtime": 500, "run": 1},
+        "q": {"priority": 0, "run": 1}}}}})");
+  const auto& phases = s.workload.tasks[0].phases;
+  ASSERT_TRUE(phases[0].sched.has_value());
+  EXPECT_EQ(phases[0].sched->dl_runtime_ns, 500'000);
+  EXPECT_EQ(phases[0].sched->dl_period_ns, 500'000);
+  EXPECT_EQ(phases[0].sched->dl_deadline_ns, 500'000);
+  ASSERT_TRUE(phases[1].sched.has_value());
+  EXPECT_EQ(phases[1].sched->dl_period_ns, 10'000'000);
+}
+
 TEST(RtAppClamps, UtilMinMaxAndNodesMembindAreRecordedWithANote) {
   const Scenario s = parse(R"({"tasks": {
       "a": {"util_min": 128, "util_max": 512, "nodes_membind": [0, 1], "loop": 1, "run": 1},

@@ -180,6 +180,27 @@ TEST(Schedules, AForkedThreadWhoseDelayHasPassedStartsAtOnce) {
   EXPECT_EQ(r.task("w-0").sleep_time_ns, 0);
 }
 
+// rt-app keeps a phase's scheduling settings through the phases after it that set none
+// (set_thread_param() of no sched_data), until one sets its own. Under eevdf (1 ms
+// ticks, 0.75 ms slices): r is SCHED_FIFO in p1
+// and so in p2, and runs 0-4 ms though the hog arrives at 1; SCHED_OTHER in p3, it
+// shares the CPU with the hog tick by tick (4-8: 2 ms of it); FIFO again at its next p1,
+// it runs 8-12 alone, then shares again until it exits at 16. Had p2 gone back to the
+// task's own SCHED_OTHER, r would share from 2 ms.
+TEST(Schedules, APhaseWithoutSettingsKeepsThoseOfThePhaseBefore) {
+  ScenarioOverrides eevdf;
+  eevdf.policy = "eevdf";
+  const RunOutput r = run_text("{" + machine(1) + R"("tasks": {
+      "r": {"loop": 2, "phases": {
+        "p1": {"policy": "SCHED_FIFO", "priority": 10, "run": 2000},
+        "p2": {"run": 2000},
+        "p3": {"policy": "SCHED_OTHER", "run": 2000}}},
+      "hog": {"loop": 1, "delay": 1000, "run": 20000}}})",
+                               eevdf);
+  EXPECT_EQ(r.switch_ins(), (Lines{"0 0 r", "4 0 hog", "5 0 r", "6 0 hog", "7 0 r", "12 0 hog",
+                                   "13 0 r", "14 0 hog", "15 0 r", "16 0 hog", "32 0 idle"}));
+}
+
 TEST(Schedules, UnlockHandsTheMutexToTheWaiter) {
   const RunOutput r = run_text("{" + machine(2) + R"("tasks": {
       "A": {"loop": 1, "lock": "m", "run": 5000, "unlock": "m"},

@@ -68,6 +68,18 @@ std::string policy_keys(SchedPolicy policy, int nice, int rt_priority) {
                      is_rt(policy) ? std::clamp(rt_priority, 1, 99) : nice);
 }
 
+// The task's own policy keys (a deadline task's parameters where known; else it runs as
+// SCHED_OTHER).
+std::string task_sched_keys(const XTask& t) {
+  if (t.policy == SchedPolicy::kDeadline && t.dl_runtime_ns > 0)
+    return fmt::format(
+        "\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": {}, \"dl-deadline\": {}, "
+        "\"dl-period\": {}",
+        t.dl_runtime_ns / kNsPerUs, t.dl_deadline_ns / kNsPerUs, t.dl_period_ns / kNsPerUs);
+  const SchedPolicy policy = t.policy == SchedPolicy::kDeadline ? SchedPolicy::kOther : t.policy;
+  return policy_keys(policy, t.nice, t.rt_priority);
+}
+
 void task_json(std::string& out, const ExtractedWorkload& w, const XTask& t, bool first,
                bool last) {
   out += fmt::format(
@@ -80,25 +92,18 @@ void task_json(std::string& out, const ExtractedWorkload& w, const XTask& t, boo
   out += " */\n";
   out += fmt::format("    {}: {{\n", quoted(t.name));
   out += fmt::format("      \"instance\": {}, \"loop\": 1,\n", t.forked ? 0 : 1);
-  SchedPolicy policy = t.policy;
-  if (policy == SchedPolicy::kDeadline && t.dl_runtime_ns > 0) {
+  const bool with_dl = t.policy == SchedPolicy::kDeadline && t.dl_runtime_ns > 0;
+  if (with_dl)
     out += t.dl_inferred ? "      /* SCHED_DEADLINE parameters inferred from the trace's "
                            "wake-ups (period: their median interval; runtime: the most CPU "
                            "in one period; deadline = period) */\n"
                          : "      /* SCHED_DEADLINE parameters as given (--dl) */\n";
-    out += fmt::format(
-        "      \"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": {}, \"dl-deadline\": {}, "
-        "\"dl-period\": {},\n",
-        t.dl_runtime_ns / kNsPerUs, t.dl_deadline_ns / kNsPerUs, t.dl_period_ns / kNsPerUs);
-  } else {
-    if (policy == SchedPolicy::kDeadline) {
-      out +=
-          "      /* SCHED_DEADLINE in the trace: its parameters are not traced, run as "
-          "SCHED_OTHER */\n";
-      policy = SchedPolicy::kOther;
-    }
-    out += "      " + policy_keys(policy, t.nice, t.rt_priority) + ",\n";
-  }
+  else if (t.policy == SchedPolicy::kDeadline)
+    out +=
+        "      /* SCHED_DEADLINE in the trace: its parameters are not traced, run as "
+        "SCHED_OTHER */\n";
+  const std::string own_keys = task_sched_keys(t);
+  out += "      " + own_keys + ",\n";
   if (!w.cpus_of_every_task.empty()) {
     std::string list;
     for (const int c : w.cpus_of_every_task) list += (list.empty() ? "" : ", ") + std::to_string(c);
@@ -119,6 +124,9 @@ void task_json(std::string& out, const ExtractedWorkload& w, const XTask& t, boo
       const TaskInfo::StartedAs& a = *t.started_as;
       out += ", " + policy_keys(a.policy == SchedPolicy::kDeadline ? SchedPolicy::kOther : a.policy,
                                 a.nice, a.rt_priority);
+    } else if (p > 0 && phases[p - 1].started_as) {
+      // rt-app keeps the settings of the phase before when a phase has none
+      out += ", " + own_keys;
     }
     for (const XStep& s : phases[p].steps) out += ",\n          " + step_json(w, s);
     out += p + 1 < phases.size() || mark ? "},\n" : "}\n";

@@ -146,6 +146,9 @@ class SchedClass {
   // task_period_done, task_exiting); the engine skips them for the others, as the kernel
   // skips a sched_class hook left NULL.
   virtual bool follows_task_life() const { return false; }
+  // sched_attr.sched_runtime sets a fair task's slice (Linux 6.12's custom slices), so
+  // sched_setattr() sees a slice-only change as a change.
+  virtual bool custom_slices() const { return false; }
 
   // __sched_setscheduler(): `t` is about to take the settings `s` (when it starts, or a
   // phase changes its policy, nice or affinity, t.allowed being already the new one). Every

@@ -50,7 +50,7 @@ Engine::Engine(const Machine& machine, const Workload& workload, ClassStack clas
         mask.reset();
         for (int c : *cpus) mask.set(static_cast<size_t>(c));
       }
-      attrs.emplace_back(mask, p.sched.value_or(spec.sched));
+      attrs.push_back({mask, p.sched});
     }
   }
   build_class_list();
@@ -233,7 +233,9 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
         options_.max_live_tasks, static_cast<double>(now_) / 1e9,
         parent ? fmt::format("task {} forks {}", parent->name, name)
                : fmt::format("task {} starts", name)));
-  auto [allowed, s] = phase_attributes(spec, 0);
+  const auto& [first_mask, first_sched] = phase_attributes(spec, 0);
+  CpuMask allowed = first_mask;
+  SchedSettings s = first_sched.value_or(spec.sched);
   // rt-app's forked thread sleeps until t_zero + delay, if that is still ahead, before its
   // first phase sets its attributes; until then it has its creator's, as pthread_create
   // gives them (a deadline creator's as SCHED_OTHER: an assumption, since the kernel
@@ -259,7 +261,10 @@ Task& Engine::create_task(int spec_index, const std::string& name, Task* parent)
   set_runnable(t, true);
   set_sched_attrs(t, s);
   x.t_first = spec.delay_ns;  // rt-app: t_zero + delay, for forked threads too
-  if (starts_later) x.start_at = spec.delay_ns;
+  if (starts_later) {
+    x.start_at = spec.delay_ns;
+    x.own_attrs_due = true;
+  }
   x.memory_intensity_q10 = spec.phases[0].memory_intensity_q10 >= 0
                                ? spec.phases[0].memory_intensity_q10
                                : spec.memory_intensity_q10;
@@ -300,8 +305,10 @@ void Engine::set_sched_attrs(Task& t, const SchedSettings& s) {
   t.policy = s.policy;
   t.nice = s.nice;
   t.rt_priority = s.rt_priority;
-  // rt-app's dl-runtime on a fair task is a custom slice (EEVDF of 6.12).
-  t.custom_slice_ns = is_rt(s.policy) || deadline ? 0 : s.dl_runtime_ns;
+  // rt-app's dl-runtime on a SCHED_OTHER or SCHED_BATCH task is a custom slice (EEVDF of
+  // 6.12: fair_policy(), which SCHED_IDLE is not, in __setscheduler_params()).
+  const bool slice_policy = s.policy == SchedPolicy::kOther || s.policy == SchedPolicy::kBatch;
+  t.custom_slice_ns = slice_policy ? s.dl_runtime_ns : 0;
   t.dl_runtime_ns = deadline ? s.dl_runtime_ns : 0;
   t.dl_deadline_ns = deadline ? s.dl_deadline_ns : 0;
   t.dl_period_ns = deadline ? s.dl_period_ns : 0;

@@ -75,10 +75,11 @@ class Engine final : public SchedContext {
     Int128 work_scaled = 0;  // remaining work x 1024 (capacity units)
     Time runtime_end = 0;
     Time spin_left = 0;
-    Time stall_left = 0;     // cache refill still to pay after a migration
-    Time return_until = 0;   // in the system call of a wake-up it made until then
-    Time t_first = 0;        // rt-app's reference time for timers
-    Time start_at = -1;      // a forked thread's delay still ahead: it sleeps until then first
+    Time stall_left = 0;         // cache refill still to pay after a migration
+    Time return_until = 0;       // in the system call of a wake-up it made until then
+    Time t_first = 0;            // rt-app's reference time for timers
+    Time start_at = -1;          // a forked thread's delay still ahead: it sleeps until then first
+    bool own_attrs_due = false;  // it still has its creator's: its first phase sets the task's
     Time c_duration_ns = 0;  // run/runtime asked since the last timer step (rt-app's c_duration)
     int32_t block_object = -1;
     uint64_t wake_generation = 0;
@@ -227,14 +228,15 @@ class Engine final : public SchedContext {
   void wake_all(const std::vector<TaskId>& waiters, CpuId cpu, const Task& waker);
   bool next_step(Task& t, Exec& x);    // false: the task stopped (exit, requeue, start sleep)
   bool enter_phase(Task& t, Exec& x);  // false: attributes change first
-  // The affinity and scheduling settings a task has during a phase (rt-app: the
-  // phase's own, else the task's; no "cpus" anywhere means every CPU).
-  // The affinity and scheduling settings a phase applies, computed once per phase.
-  const std::pair<CpuMask, SchedSettings>& phase_attributes(const TaskSpec& spec,
-                                                            size_t phase) const {
+  // What a phase applies, computed once per phase, as rt-app's thread_body does at each
+  // of its iterations: the affinity (the phase's "cpus", else the task's, else every
+  // CPU) and the phase's own scheduling settings; a phase without any keeps the ones the
+  // task has then (set_thread_param() of no sched_data), the task's at its start.
+  using PhaseAttributes = std::pair<CpuMask, std::optional<SchedSettings>>;
+  const PhaseAttributes& phase_attributes(const TaskSpec& spec, size_t phase) const {
     return phase_attrs_[static_cast<size_t>(&spec - workload_.tasks.data())][phase];
   }
-  std::vector<std::vector<std::pair<CpuMask, SchedSettings>>> phase_attrs_;
+  std::vector<std::vector<PhaseAttributes>> phase_attrs_;
   // A CPU chosen by select_cpu, checked against the machine and the task's affinity.
   CpuId checked_cpu(const Task& t, CpuId cpu) const;
   void start_work(Exec& x, Burst kind, Time amount);

@@ -314,7 +314,12 @@ class RtAppParser {
       }
     }
     if (sched.any()) {
-      phase.sched = apply_sched(sched, task_sched);
+      // rt-app reads a phase's dl-* on their own (dl-period defaults to the phase's
+      // dl-runtime, dl-deadline to its dl-period: parse_sched_data), not over the task's.
+      SchedSettings base = task_sched;
+      if (sched.dl_runtime || sched.dl_period || sched.dl_deadline)
+        base.dl_runtime_ns = base.dl_period_ns = base.dl_deadline_ns = 0;
+      phase.sched = apply_sched(sched, base);
       note_clamps(key, *phase.sched);
     }
     if (phase.steps.empty()) r_.fail(key, "the phase has no events");

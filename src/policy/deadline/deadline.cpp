@@ -212,7 +212,8 @@ void DlClass::enqueue(CpuId cpu, Task& t, const EnqueueFlags& how) {
     update_on_wakeup(e);
   } else if (how.kind == EnqueueKind::kRequeue && e.deadline < ctx_->now()) {
     // ENQUEUE_RESTORE (sched_setattr, an affinity change) past the deadline: a new
-    // period with the parameters it has now (setup_new_dl_entity(), 4.x to 6.12)
+    // period with the parameters it has now (setup_new_dl_entity(); enqueue_dl_entity()
+    // as read in 6.12, which 4.x kernels before the removal of dl_new did not have)
     new_period(e);
   }
   insert(cpu, e);

@@ -89,7 +89,7 @@ class DeadlineQueue {
   bool consistent(const DeadlineTree& tree) const {
     if (root_ == kNoTask) return blocks_.consistent();
     return blocks_.size() == 0 && tree.consistent(root_) && tree.size(root_) == tree_size_ &&
-           left_ == tree.leftmost(root_);
+           left_ == tree.leftmost(root_) && left_vruntime_ == tree.vruntime_of(left_);
   }
 
  private:

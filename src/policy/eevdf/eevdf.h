@@ -41,6 +41,7 @@ class Eevdf final : public SchedClass {
   Eevdf(const EevdfParams& p, const Release& release, std::vector<balance::DomainTemplate> levels);
 
   void attach(SchedContext& ctx) override;
+  bool custom_slices() const override { return rel_.custom_slices; }
   void task_new(Task& t, const Task* parent) override;
   CpuId select_cpu(Task& t, CpuId prev, const WakeInfo& how) override;
   void enqueue(CpuId cpu, Task& t, const EnqueueFlags& flags) override;
