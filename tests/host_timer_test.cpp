@@ -1,6 +1,8 @@
-// The host runner's rt-app timer with origin_ns (host_runner.cpp): the grid counts from
-// the run's start plus origin_ns, not from the thread's start, as in the simulator.
+// The host runner's rt-app rules (host_runner.cpp), as in the simulator: a timer with
+// origin_ns counts its grid from the run's start plus origin_ns, not from the thread's
+// start; a phase without scheduling keys keeps the thread's settings.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "host/host_runner.h"
 #include "temp_dir.h"
@@ -27,6 +29,26 @@ TEST(HostTimer, OriginNsCountsFromTheRunsStart) {
   }
   EXPECT_EQ(boundary, r.start_ns + 40 * kNsPerMs);
   EXPECT_GE(after, r.start_ns + 40 * kNsPerMs);
+}
+
+// A SCHED_DEADLINE first phase, then one with no keys: the thread stays a deadline task
+// (rt-app's set_thread_param() of no sched_data), so its one job, open since the first
+// phase, ends at its exit: one job event. Back at SCHED_OTHER the job would be dropped
+// unended (none).
+TEST(HostPhases, APhaseWithoutSettingsKeepsTheDeadlinePolicy) {
+  if (geteuid() != 0) GTEST_SKIP() << "SCHED_DEADLINE needs root";
+  const test::TempDir dir;
+  HostRunOptions o;
+  o.cache_dir = dir.path().string();
+  o.duration_ns = 20 * kNsPerSec;  // a bound only
+  const char* json = R"({"tasks": {"t": {"loop": 1, "phases": {
+      "p1": {"policy": "SCHED_DEADLINE", "dl-runtime": 5000, "dl-period": 100000, "run": 500},
+      "p2": {"run": 500}}}}})";
+  const HostRunResult r = run_on_host(scenario_from_text(json, "s.json"), o);
+  ASSERT_FALSE(r.timed_out);
+  int jobs = 0;
+  for (const HostEvent& e : r.record.events) jobs += e.type == EventType::kDlJob;
+  EXPECT_EQ(jobs, 1);
 }
 
 }  // namespace

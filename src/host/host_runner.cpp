@@ -482,9 +482,7 @@ class Runner {
   }
 
   void apply(Thread& t, const std::vector<int>& cpus, const SchedSettings& s) {
-    if (t.applied && t.applied->first == cpus && t.applied->second.policy == s.policy &&
-        t.applied->second.nice == s.nice && t.applied->second.rt_priority == s.rt_priority)
-      return;
+    if (t.applied && t.applied->first == cpus && same_sched(t.applied->second, s)) return;
     const bool was_deadline = deadline_task(t);
     t.applied = std::make_pair(cpus, s);
     if (was_deadline && s.policy != SchedPolicy::kDeadline) t.job.cancel();  // as the simulator
@@ -509,6 +507,10 @@ class Runner {
       attr.sched_runtime = static_cast<uint64_t>(s.dl_runtime_ns);
       attr.sched_deadline = static_cast<uint64_t>(s.dl_deadline_ns);
       attr.sched_period = static_cast<uint64_t>(s.dl_period_ns);
+    } else if (slice_policy(s.policy)) {
+      // rt-app's dl-runtime on a fair thread: the custom slice of 6.12 (older kernels
+      // ignore sched_runtime outside SCHED_DEADLINE)
+      attr.sched_runtime = static_cast<uint64_t>(s.dl_runtime_ns);
     }
     if (syscall(SYS_sched_setattr, 0, &attr, 0) != 0)
       throw InputError(s_.file, key + ".policy",
@@ -517,6 +519,18 @@ class Runner {
                                    errno == EPERM   ? " (run as root or with CAP_SYS_NICE)"
                                    : errno == EBUSY ? " (deadline admission control)"
                                                     : ""));
+  }
+
+  static bool slice_policy(SchedPolicy p) {
+    return p == SchedPolicy::kOther || p == SchedPolicy::kBatch;
+  }
+  // What sched_setattr() would find unchanged (the simulator's rule, src/sim).
+  static bool same_sched(const SchedSettings& a, const SchedSettings& b) {
+    if (a.policy != b.policy || a.nice != b.nice || a.rt_priority != b.rt_priority) return false;
+    if (a.policy == SchedPolicy::kDeadline)
+      return a.dl_runtime_ns == b.dl_runtime_ns && a.dl_deadline_ns == b.dl_deadline_ns &&
+             a.dl_period_ns == b.dl_period_ns;
+    return !slice_policy(a.policy) || a.dl_runtime_ns == b.dl_runtime_ns;
   }
 
   void body(Thread& t) {
@@ -541,7 +555,11 @@ class Runner {
         const Phase& phase = spec.phases[p];
         for (int64_t pi = 0; pi < phase.loop; ++pi) {
           const auto& cpus = phase.cpus ? phase.cpus : spec.cpus;
-          apply(t, cpus.value_or(std::vector<int>{}), phase.sched.value_or(spec.sched));
+          // rt-app: a phase without settings keeps the thread's (the task's at its start)
+          const SchedSettings settings = phase.sched ? *phase.sched
+                                         : t.applied ? t.applied->second
+                                                     : spec.sched;
+          apply(t, cpus.value_or(std::vector<int>{}), settings);
           for (const Step& step : phase.steps)
             if (stop_ || !execute(t, step)) return finish(t, false);
         }
