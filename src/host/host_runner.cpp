@@ -482,7 +482,10 @@ class Runner {
   }
 
   void apply(Thread& t, const std::vector<int>& cpus, const SchedSettings& s) {
-    if (t.applied && t.applied->first == cpus && same_sched(t.applied->second, s)) return;
+    // the host's kernel: custom slices from 6.12 (older ones ignore sched_runtime here)
+    if (t.applied && t.applied->first == cpus &&
+        sched_settings_unchanged(t.applied->second, s, true))
+      return;
     const bool was_deadline = deadline_task(t);
     t.applied = std::make_pair(cpus, s);
     if (was_deadline && s.policy != SchedPolicy::kDeadline) t.job.cancel();  // as the simulator
@@ -507,7 +510,7 @@ class Runner {
       attr.sched_runtime = static_cast<uint64_t>(s.dl_runtime_ns);
       attr.sched_deadline = static_cast<uint64_t>(s.dl_deadline_ns);
       attr.sched_period = static_cast<uint64_t>(s.dl_period_ns);
-    } else if (slice_policy(s.policy)) {
+    } else if (takes_custom_slice(s.policy)) {
       // rt-app's dl-runtime on a fair thread: the custom slice of 6.12 (older kernels
       // ignore sched_runtime outside SCHED_DEADLINE)
       attr.sched_runtime = static_cast<uint64_t>(s.dl_runtime_ns);
@@ -519,18 +522,6 @@ class Runner {
                                    errno == EPERM   ? " (run as root or with CAP_SYS_NICE)"
                                    : errno == EBUSY ? " (deadline admission control)"
                                                     : ""));
-  }
-
-  static bool slice_policy(SchedPolicy p) {
-    return p == SchedPolicy::kOther || p == SchedPolicy::kBatch;
-  }
-  // What sched_setattr() would find unchanged (the simulator's rule, src/sim).
-  static bool same_sched(const SchedSettings& a, const SchedSettings& b) {
-    if (a.policy != b.policy || a.nice != b.nice || a.rt_priority != b.rt_priority) return false;
-    if (a.policy == SchedPolicy::kDeadline)
-      return a.dl_runtime_ns == b.dl_runtime_ns && a.dl_deadline_ns == b.dl_deadline_ns &&
-             a.dl_period_ns == b.dl_period_ns;
-    return !slice_policy(a.policy) || a.dl_runtime_ns == b.dl_runtime_ns;
   }
 
   void body(Thread& t) {

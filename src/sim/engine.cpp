@@ -307,8 +307,7 @@ void Engine::set_sched_attrs(Task& t, const SchedSettings& s) {
   t.rt_priority = s.rt_priority;
   // rt-app's dl-runtime on a SCHED_OTHER or SCHED_BATCH task is a custom slice (EEVDF of
   // 6.12: fair_policy(), which SCHED_IDLE is not, in __setscheduler_params()).
-  const bool slice_policy = s.policy == SchedPolicy::kOther || s.policy == SchedPolicy::kBatch;
-  t.custom_slice_ns = slice_policy ? s.dl_runtime_ns : 0;
+  t.custom_slice_ns = takes_custom_slice(s.policy) ? s.dl_runtime_ns : 0;
   t.dl_runtime_ns = deadline ? s.dl_runtime_ns : 0;
   t.dl_deadline_ns = deadline ? s.dl_deadline_ns : 0;
   t.dl_period_ns = deadline ? s.dl_period_ns : 0;

@@ -112,19 +112,6 @@ bool Engine::next_step(Task& t, Exec& x) {
 }
 
 namespace {
-// What __sched_setscheduler() finds unchanged (it then returns at once): the policy, its
-// nice, its RT priority and, for a deadline task, dl_param_changed()'s runtime, deadline
-// and period; for SCHED_OTHER/BATCH where the fair class has custom slices (6.12), the
-// slice (rt-app's dl-runtime).
-bool sched_unchanged(const Task& t, const SchedSettings& s, bool custom_slices) {
-  if (s.policy != t.policy || s.nice != t.nice || s.rt_priority != t.rt_priority) return false;
-  if (s.policy == SchedPolicy::kDeadline)
-    return s.dl_runtime_ns == t.dl_runtime_ns && s.dl_deadline_ns == t.dl_deadline_ns &&
-           s.dl_period_ns == t.dl_period_ns;
-  const bool slice_policy = s.policy == SchedPolicy::kOther || s.policy == SchedPolicy::kBatch;
-  return !custom_slices || !slice_policy || s.dl_runtime_ns == t.custom_slice_ns;
-}
-
 // The settings a task has now, as a phase without its own keeps them.
 SchedSettings current_settings(const Task& t) {
   SchedSettings s;
@@ -146,17 +133,23 @@ SchedSettings current_settings(const Task& t) {
 bool Engine::enter_phase(Task& t, Exec& x) {
   const auto& [mask, phase_sched] = phase_attributes(*x.spec, x.phase);
   // rt-app's thread_body applies the task's settings when the thread starts, after its
-  // delay, then the phase's own
-  std::optional<SchedSettings> sched = phase_sched;
-  if (x.own_attrs_due && !sched) sched = x.spec->sched;
-  x.own_attrs_due = false;
-  const bool same_sched = !sched || sched_unchanged(t, *sched, class_of(t).custom_slices());
-  if (mask == t.allowed && same_sched) return true;
-  x.attrs_pending = true;
-  x.pending_allowed = mask;
-  x.pending_sched = same_sched ? current_settings(t) : *sched;
-  resched(t.cpu);
-  return false;
+  // delay, then the phase's own; a phase without any keeps the thread's.
+  const SchedSettings* sched = phase_sched ? &*phase_sched : nullptr;
+  if (x.own_attrs_due) {
+    x.own_attrs_due = false;
+    if (!sched) sched = &x.spec->sched;
+  }
+  const auto change = [&](const SchedSettings& s) {
+    x.attrs_pending = true;
+    x.pending_allowed = mask;
+    x.pending_sched = s;
+    resched(t.cpu);
+    return false;
+  };
+  if (!sched) return mask == t.allowed || change(current_settings(t));
+  const SchedSettings now = current_settings(t);
+  if (!sched_settings_unchanged(now, *sched, class_of(t).custom_slices())) return change(*sched);
+  return mask == t.allowed || change(now);
 }
 
 void Engine::start_work(Exec& x, Burst kind, Time amount) {

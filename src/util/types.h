@@ -58,6 +58,11 @@ inline bool is_normal(SchedPolicy p) {
   return p == SchedPolicy::kOther || p == SchedPolicy::kBatch || p == SchedPolicy::kIdle ||
          p == SchedPolicy::kIso;
 }
+// The policies Linux 6.12 gives a custom slice from sched_attr.sched_runtime (its
+// fair_policy(): not SCHED_IDLE).
+inline bool takes_custom_slice(SchedPolicy p) {
+  return p == SchedPolicy::kOther || p == SchedPolicy::kBatch;
+}
 const char* policy_name(SchedPolicy p);
 
 }  // namespace schedlab

@@ -2,6 +2,17 @@
 
 namespace schedlab {
 
+bool sched_settings_unchanged(const SchedSettings& now, const SchedSettings& next,
+                              bool custom_slices) {
+  if (now.policy != next.policy || now.nice != next.nice || now.rt_priority != next.rt_priority)
+    return false;
+  if (next.policy == SchedPolicy::kDeadline)
+    return now.dl_runtime_ns == next.dl_runtime_ns && now.dl_deadline_ns == next.dl_deadline_ns &&
+           now.dl_period_ns == next.dl_period_ns;
+  return !custom_slices || !takes_custom_slice(next.policy) ||
+         now.dl_runtime_ns == next.dl_runtime_ns;
+}
+
 const char* op_name(Op op) {
   switch (op) {
     case Op::kRun:

@@ -111,6 +111,13 @@ struct SchedSettings {
   int util_min = -1, util_max = -1;
 };
 
+// What sched_setattr() finds unchanged between the settings a thread has and new ones
+// (__sched_setscheduler() then returns at once): the policy, nice and RT priority; a
+// deadline task's runtime, deadline and period (dl_param_changed()); and where the kernel
+// has custom slices (6.12), an OTHER/BATCH task's slice (rt-app's dl-runtime).
+bool sched_settings_unchanged(const SchedSettings& now, const SchedSettings& next,
+                              bool custom_slices);
+
 struct Phase {
   std::string name;
   int64_t loop = 1;
