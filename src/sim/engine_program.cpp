@@ -131,7 +131,9 @@ SchedSettings current_settings(const Task& t) {
 
 // rt-app applies a phase's affinity and policy at the start of each of its iterations.
 bool Engine::enter_phase(Task& t, Exec& x) {
-  const auto& [mask, phase_sched] = phase_attributes(*x.spec, x.phase);
+  const PhaseAttributes& attributes = phase_attributes(*x.spec, x.phase);
+  const CpuMask& mask = attributes.first;  // clang 14 cannot capture a structured binding
+  const std::optional<SchedSettings>& phase_sched = attributes.second;
   // rt-app's thread_body applies the task's settings when the thread starts, after its
   // delay, then the phase's own; a phase without any keeps the thread's.
   const SchedSettings* sched = phase_sched ? &*phase_sched : nullptr;
