@@ -14,9 +14,11 @@ static double ms(Time ns) {
 // microseconds, the 99th starred.
 std::string percentile_block(const std::string& title, const LatencyStats& s) {
   std::string out = fmt::format("\n{} percentiles (usec), {} samples\n", title, s.count());
+  int64_t values[std::size(kPercentileBlock)];
+  s.percentiles(kPercentileBlock, values);
   for (size_t i = 0; i < std::size(kPercentileBlock); ++i)
     out += fmt::format("\t{}{:.4f}th: {}\n", kPercentileBlock[i] == 0.99 ? "*" : "",
-                       kPercentileBlock[i] * 100, s.percentile(kPercentileBlock[i]) / 1000);
+                       kPercentileBlock[i] * 100, values[i] / 1000);
   out += fmt::format("\tmin={}, max={}\n", s.min() / 1000, s.max() / 1000);
   return out;
 }
