@@ -47,6 +47,12 @@ class ToyQueues final : public balance::MovableTasks {
     add(to, t, weight);
   }
   const Queue& queue(CpuId cpu) const { return queues_[cpu]; }
+  const CpuMask& crowded_cpus() const override {
+    crowded_ = all_cpus(static_cast<int>(queues_.size())).reset();
+    for (size_t c = 0; c < queues_.size(); ++c)
+      if (queues_[c].nr_running >= 2) crowded_.set(c);
+    return crowded_;
+  }
 
   std::vector<balance::LoadRef> load_refs() const override {
     std::vector<balance::LoadRef> refs;
@@ -65,6 +71,7 @@ class ToyQueues final : public balance::MovableTasks {
  private:
   std::vector<Queue> queues_;
   std::map<const Task*, int64_t> weights_;
+  mutable CpuMask crowded_;
 };
 
 class ToyContext final : public SchedContext {
@@ -233,8 +240,11 @@ TEST(Balancer, AnRtTaskRunningCountsInNrRunningFrom2631) {
 // One random run of the balancer's hooks on a machine of `cpus` CPUs (flat, or SMT pairs
 // under caches of 8), with random task weights, running tasks and pinned tasks; the log
 // has every pull, fork placement and queue length, in order.
+// `sparse`: fewer tasks than CPUs, spread over all of them, a fifth of them FIFO (counted
+// beside the class's by nr_running), so that a domain often has no CPU running two.
 std::vector<std::string> random_balancing(uint64_t seed, int cpus, bool smt, int rules_kind,
-                                          bool cpu_numbers, int* pulls) {
+                                          bool cpu_numbers, int* pulls, bool sparse = false,
+                                          uint64_t* shortcuts = nullptr) {
   Rng rng(seed);
   Machine machine = make_machine(cpus);
   if (smt)
@@ -270,7 +280,7 @@ std::vector<std::string> random_balancing(uint64_t seed, int cpus, bool smt, int
   balancer.set_cpu_number_groups(cpu_numbers);
   std::deque<Task> tasks;
   const int64_t weights[] = {1024, 1024, 335, 3121, 15, 88761};
-  for (int i = 0; i < cpus * 3 / 2; ++i) {
+  for (int i = 0; i < (sparse ? cpus * 2 / 3 : cpus * 3 / 2); ++i) {
     Task& t = tasks.emplace_back();
     t.id = static_cast<TaskId>(i);
     t.name = fmt::format("t{}", i);
@@ -281,8 +291,10 @@ std::vector<std::string> random_balancing(uint64_t seed, int cpus, bool smt, int
       for (int k = 0; k < 3; ++k) t.allowed.set(rng.below(static_cast<uint64_t>(cpus)));
     }
     t.nr_cpus_allowed = static_cast<int>(t.allowed.count());
+    if (sparse && rng.below(5) == 0) t.policy = SchedPolicy::kFifo;
     // Crowded on the low CPUs, so that there is something to balance.
-    const auto cpu = static_cast<CpuId>(rng.below(static_cast<uint64_t>(cpus / 3)));
+    const auto cpu =
+        static_cast<CpuId>(rng.below(static_cast<uint64_t>(sparse ? cpus : cpus / 3)));
     queues.add(cpu, t, weights[rng.below(6)]);
   }
   std::vector<std::string> log;
@@ -315,6 +327,7 @@ std::vector<std::string> random_balancing(uint64_t seed, int cpus, bool smt, int
     ctx.pulled.clear();
     log.push_back(fmt::format("{}: {}", cpu, queues.queue(cpu).nr_running));
   }
+  if (shortcuts) *shortcuts += balancer.shortcuts();
   return log;
 }
 
@@ -332,6 +345,26 @@ TEST(Balancer, GroupsOfOneCpuReadAsCpuNumbersBalanceAsTheirMasks) {
         << "seed " << seed;
   }
   EXPECT_GT(pulls, 500);  // the runs balance
+}
+
+// Fewer tasks than CPUs: the CPU-number walk also finds, without reading the CPUs, that no
+// group can be the busiest when no CPU of the domain runs two tasks (none_can_be_busiest);
+// the mask walk reads them all. Same pulls and placements, event for event.
+TEST(Balancer, ADomainWithoutACpuRunningTwoTasksIsBalancedWithoutReadingItsCpus) {
+  int pulls = 0;
+  uint64_t shortcuts = 0, none = 0;
+  for (uint64_t seed = 1; seed <= 24; ++seed) {
+    const int cpus = seed % 3 == 0 ? 300 : 40;
+    const bool smt = seed % 2 == 0;
+    const int rules_kind = static_cast<int>(seed / 2 % 3);
+    int unused = 0;
+    EXPECT_EQ(random_balancing(seed, cpus, smt, rules_kind, true, &pulls, true, &shortcuts),
+              random_balancing(seed, cpus, smt, rules_kind, false, &unused, true, &none))
+        << "seed " << seed;
+  }
+  EXPECT_EQ(none, 0u);         // the mask walk never takes the shortcut
+  EXPECT_GT(shortcuts, 200u);  // the other often does (417 times)
+  EXPECT_GT(pulls, 50);        // and the runs still balance
 }
 
 }  // namespace

@@ -76,6 +76,10 @@ class SchedClass;
 
 // What the engine offers a scheduler.
 class SchedContext {
+  static bool rt_or_deadline(const Task& t) {
+    return is_rt(t.policy) || t.policy == SchedPolicy::kDeadline;
+  }
+
  public:
   virtual ~SchedContext() = default;
   Time now() const { return now_; }
@@ -89,6 +93,8 @@ class SchedContext {
   const CpuMask& idle_cpus() const { return idle_cpus_; }
   // The CPUs with a current task (curr(cpu) != nullptr).
   const CpuMask& busy_cpus() const { return busy_cpus_; }
+  // The CPUs whose current task has an RT or deadline policy.
+  const CpuMask& rt_or_deadline_cpus() const { return rt_or_deadline_cpus_; }
   Rng& rng() { return *rng_; }
   // Ask the CPU to call schedule() at the next preemption point (now).
   virtual void resched(CpuId cpu) = 0;
@@ -112,10 +118,17 @@ class SchedContext {
   void set_curr(CpuId cpu, Task* t) {
     cpu_curr_[cpu] = t;
     busy_cpus_.set(static_cast<size_t>(cpu), t != nullptr);
+    rt_or_deadline_cpus_.set(static_cast<size_t>(cpu), t && rt_or_deadline(*t));
+  }
+  // The task's policy changed: the CPU it runs on, if any, follows.
+  void policy_changed(const Task& t) {
+    if (t.cpu != kNoCpu && cpu_curr_[t.cpu] == &t)
+      rt_or_deadline_cpus_.set(static_cast<size_t>(t.cpu), rt_or_deadline(t));
   }
   std::vector<Task*> cpu_curr_;
   CpuMask idle_cpus_;  // no current task and no pending schedule()
   CpuMask busy_cpus_;  // a current task
+  CpuMask rt_or_deadline_cpus_;  // a current task of policy FIFO, RR or DEADLINE
   Rng* rng_ = nullptr;
 };
 

@@ -305,6 +305,7 @@ void Engine::set_sched_attrs(Task& t, const SchedSettings& s) {
   t.policy = s.policy;
   t.nice = s.nice;
   t.rt_priority = s.rt_priority;
+  policy_changed(t);
   // rt-app's dl-runtime on a SCHED_OTHER or SCHED_BATCH task is a custom slice (EEVDF of
   // 6.12: fair_policy(), which SCHED_IDLE is not, in __setscheduler_params()).
   t.custom_slice_ns = takes_custom_slice(s.policy) ? s.dl_runtime_ns : 0;

@@ -61,6 +61,7 @@ class PrioArrays final : public balance::MovableTasks {
     ctx_ = &ctx;
     cache_hot_ns_ = cache_hot_ns;
     rq_.resize(static_cast<size_t>(ctx.cpus()));
+    crowded_ = all_cpus(ctx.cpus()).reset();  // sized once: set() never allocates
   }
 
   Entity& operator[](TaskId id) { return se_[id]; }
@@ -103,12 +104,16 @@ class PrioArrays final : public balance::MovableTasks {
   // The task joins or leaves the CPU's count and load as well.
   void activate(CpuId cpu, Entity& e, int array) {
     enqueue(cpu, e, array);
-    ++rq_[cpu].nr_running;
+    count_in(cpu, e);
+  }
+  // The CPU's count and load take the task (a class that places it itself).
+  void count_in(CpuId cpu, const Entity& e) {
+    if (++rq_[cpu].nr_running == 2) crowded_.set(static_cast<size_t>(cpu));
     rq_[cpu].raw_weighted_load += e.load_weight;
   }
   void deactivate(Entity& e) {
     Queue& rq = rq_[e.rq_cpu];
-    --rq.nr_running;
+    if (--rq.nr_running == 1) crowded_.reset(static_cast<size_t>(e.rq_cpu));
     rq.raw_weighted_load -= e.load_weight;
     dequeue(e);
   }
@@ -151,6 +156,9 @@ class PrioArrays final : public balance::MovableTasks {
       if (count != rq.nr_running || load != rq.raw_weighted_load)
         return fmt::format("{}: CPU {} counts {} tasks of load {} but lists {} of load {}", who,
                            cpu, rq.nr_running, rq.raw_weighted_load, count, load);
+      if (crowded_.test(static_cast<size_t>(cpu)) != (count >= 2))
+        return fmt::format("{}: CPU {} lists {} tasks but is {}marked crowded", who, cpu, count,
+                           count >= 2 ? "not " : "");
     }
     return {};
   }
@@ -162,6 +170,7 @@ class PrioArrays final : public balance::MovableTasks {
     for (const Queue& rq : rq_) refs.push_back({&rq.raw_weighted_load, &rq.nr_running});
     return refs;
   }
+  const CpuMask& crowded_cpus() const override { return crowded_; }
   balance::MovePass move_from(CpuId cpu, balance::MovePass pass) override {
     const Queue& src = rq_[cpu];
     // Read once: pulling a task changes neither.
@@ -200,6 +209,7 @@ class PrioArrays final : public balance::MovableTasks {
   int64_t cache_hot_ns_ = 0;
   std::vector<Entity> se_;
   std::vector<Queue> rq_;
+  CpuMask crowded_;  // CPUs whose queue holds two tasks of the class or more
 };
 
 }  // namespace schedlab::arrays

@@ -347,11 +347,32 @@ bool Balancer::calculate_imbalance(const Figures& f, CpuId this_cpu, int64_t* im
   return true;
 }
 
+// What find_busiest_group() finds without walking the domain: no busiest group when every
+// group is one CPU able to hold a task (capacity >= 1: not an SMT thread of 2.6.32's
+// smt_gain) and no CPU of the span runs two tasks (the class's count, or one of the
+// class's beside an RT or deadline task running there). Only then: the walk's one lasting
+// effect, idle CPUs' cpu_load[] catching up on missed ticks, is the same whenever it is
+// next read (an idle CPU's load is that of the ticks it missed until its queue fills). A
+// flat 1,024-CPU machine with fewer tasks than CPUs balances without reading every CPU.
+bool Balancer::none_can_be_busiest(const Domain& sd) const {
+  const GroupList& list = *sd.list;
+  if (!cpu_numbers(list)) return false;
+  const int64_t capacity = rules_.round_capacity ? (list.min_power + kLoadScale / 2) / kLoadScale
+                                                 : list.min_power / kLoadScale;
+  if (capacity < 1 || tasks_->crowded_cpus().intersects(sd.span)) return false;
+  return !rules_.count_other_classes || !ctx_->rt_or_deadline_cpus().intersects(sd.span);
+}
+
 // find_busiest_group(): the busiest group of the domain and how much weighted load to
 // move. Returns the group's index, or -1 when balanced.
 int Balancer::find_busiest_group(CpuId this_cpu, Domain& sd, IdleType idle, const CpuMask& cpus,
                                  bool* balance, bool* sd_idle, int64_t* imbalance) {
   *imbalance = 0;
+  if (!*sd_idle && none_can_be_busiest(sd)) {
+    if (rules_.overload_gate && &sd == &cpus_[this_cpu].domains.back()) overload_ = false;
+    ++shortcuts_;
+    return -1;
+  }
   const int idx = load_idx(sd, idle);
   const bool prefer_sibling = rules_.prefer_sibling && prefers_sibling(this_cpu, sd);
   Figures f;

@@ -136,10 +136,13 @@ class Balancer {
   }
   // For tests: the new-idle balances that walked the domains.
   uint64_t newidle_walks() const { return newidle_walks_; }
+  // For tests: the balances that found no busiest group without reading the CPUs.
+  uint64_t shortcuts() const { return shortcuts_; }
   // The migration thread's active_load_balance(), before the CPU picks (balance).
   void active_balance(CpuId cpu);
 
-  // Off: groups of one CPU are walked as masks too (the tests compare the two walks).
+  // Off: groups of one CPU are walked as masks too, and none_can_be_busiest() never
+  // answers without the walk (the tests compare the two walks).
   void set_cpu_number_groups(bool on) { cpu_number_groups_ = on; }
 
  private:
@@ -195,6 +198,7 @@ class Balancer {
   bool prefers_sibling(CpuId this_cpu, const Domain& sd) const;
   bool fix_small_imbalance(const Figures& f, CpuId this_cpu, int64_t* imbalance) const;
   bool calculate_imbalance(const Figures& f, CpuId this_cpu, int64_t* imbalance) const;
+  bool none_can_be_busiest(const Domain& sd) const;
   int find_busiest_group(CpuId this_cpu, Domain& sd, IdleType idle, const CpuMask& cpus,
                          bool* balance, bool* sd_idle, int64_t* imbalance);
   CpuId find_busiest_queue(const Domain& sd, int group, int64_t imbalance,
@@ -219,6 +223,7 @@ class Balancer {
   int64_t ilb_jiffy_ = -1;  // the last jiffy idle CPUs were balanced for
   bool overload_ = false;   // rd->overload (overload_gate)
   uint64_t newidle_walks_ = 0;
+  uint64_t shortcuts_ = 0;
   bool cpu_number_groups_ = true;
 };
 

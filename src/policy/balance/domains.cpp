@@ -181,6 +181,7 @@ std::vector<std::vector<Domain>> build_domains(const Machine& m,
     for (const CpuMask& span : here.spans) {
       GroupList list = groups_of(span, child, group_of);
       set_group_power(list, li, levels, built, cpu_power, power);
+      list.min_power = *std::min_element(list.power.begin(), list.power.end());
       if (std::all_of(list.masks.begin(), list.masks.end(),
                       [](const CpuMask& g) { return g.count() == 1; }))
         for (const CpuMask& g : list.masks)

@@ -77,6 +77,7 @@ struct GroupList {
   // CPU of each group, so that a walk over the groups reads CPUs without scanning masks
   // (a flat 1,024-CPU machine's top level has 1,024 of them); empty otherwise.
   std::vector<CpuId> cpu_of;
+  int64_t min_power = 0;  // the least of `power`
 };
 
 // One CPU's domain at one level, with its balancing state.

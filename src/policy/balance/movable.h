@@ -127,6 +127,8 @@ class MovableTasks {
   virtual ~MovableTasks() = default;
   // Each CPU's LoadRef, once the class's queues exist (they must not move afterwards).
   virtual std::vector<LoadRef> load_refs() const = 0;
+  // The CPUs where the class's count (nr_running) is two or more.
+  virtual const CpuMask& crowded_cpus() const = 0;
   // Hands the CPU's tasks to pass.visit() in the order the class has them tried (CFS: its
   // task list, newest first; O(1): the expired array first, best priority first, from the
   // tail of each list) until it returns false, and returns the pass. visit may pull the

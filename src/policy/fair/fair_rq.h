@@ -76,6 +76,7 @@ class Queues final : public balance::MovableTasks {
         rq_.emplace_back();
     }
     no_tasks_ = all_cpus(ctx.cpus());
+    crowded_ = all_cpus(ctx.cpus()).reset();  // sized once: set() never allocates
   }
   // The cache-hot test of the balancer: a buddy (CACHE_HOT_BUDDY), or a task that ran
   // within migration_cost (0: never hot).
@@ -108,6 +109,7 @@ class Queues final : public balance::MovableTasks {
     rq.load.weight += e.load.weight;
     rq.load.inv_weight = 0;
     if (rq.nr_running++ == 0) no_tasks_.reset(static_cast<size_t>(cpu));
+    if (rq.nr_running == 2) crowded_.set(static_cast<size_t>(cpu));
     e.on_rq = true;
     list_push_front(rq.tasks, se_, e.task->id);
   }
@@ -116,6 +118,7 @@ class Queues final : public balance::MovableTasks {
     rq.load.weight -= e.load.weight;
     rq.load.inv_weight = 0;
     if (--rq.nr_running == 0) no_tasks_.set(static_cast<size_t>(cpu));
+    if (rq.nr_running == 1) crowded_.reset(static_cast<size_t>(cpu));
     e.on_rq = false;
     list_unlink(rq.tasks, se_, e.task->id);
   }
@@ -151,6 +154,9 @@ class Queues final : public balance::MovableTasks {
       if (load != rq.load.weight || count != rq.nr_running)
         return fmt::format("cfs: CPU {} counts {} tasks of weight {} but lists {} of weight {}",
                            cpu, rq.nr_running, rq.load.weight, count, load);
+      if (crowded_.test(static_cast<size_t>(cpu)) != (count >= 2))
+        return fmt::format("cfs: CPU {} lists {} tasks but is {}marked crowded", cpu, count,
+                           count >= 2 ? "not " : "");
     }
     return {};
   }
@@ -161,6 +167,7 @@ class Queues final : public balance::MovableTasks {
     for (const Rq& rq : rq_) refs.push_back({&rq.load.weight, &rq.nr_running});
     return refs;
   }
+  const CpuMask& crowded_cpus() const override { return crowded_; }
   balance::MovePass move_from(CpuId cpu, balance::MovePass pass) override {
     const Rq& rq = rq_[cpu];
     for (TaskId id = rq.tasks.head; id != kNoTask;) {
@@ -187,6 +194,7 @@ class Queues final : public balance::MovableTasks {
   std::vector<int32_t> timeline_pos_;
   std::vector<Rq> rq_;
   CpuMask no_tasks_;
+  CpuMask crowded_;  // CPUs whose queue holds two tasks of the class or more
   bool hot_buddies_ = false;
   int64_t migration_cost_ns_ = 0;
 };

@@ -96,8 +96,7 @@ void StaircaseDeadline::queue_task(CpuId cpu, Entity& e) {
     place(cpu, e, rq.active);
   else
     place(cpu, e, rq.active ^ 1);
-  ++rq.nr_running;
-  rq.raw_weighted_load += e.load_weight;
+  q_.count_in(cpu, e);
 }
 
 // A listed task leaves its slot (quota used, level rotated, or yielded): what it did not
