@@ -126,8 +126,8 @@ class SchedContext {
       rt_or_deadline_cpus_.set(static_cast<size_t>(t.cpu), rt_or_deadline(t));
   }
   std::vector<Task*> cpu_curr_;
-  CpuMask idle_cpus_;  // no current task and no pending schedule()
-  CpuMask busy_cpus_;  // a current task
+  CpuMask idle_cpus_;            // no current task and no pending schedule()
+  CpuMask busy_cpus_;            // a current task
   CpuMask rt_or_deadline_cpus_;  // a current task of policy FIFO, RR or DEADLINE
   Rng* rng_ = nullptr;
 };
