@@ -154,6 +154,64 @@ TEST(Analyzer, IdleWhileRunnableCountsWaitersThisCpuMayRun) {
   EXPECT_EQ(m.tasks[2].wait_time_ns, 7 * ms);
 }
 
+// The per-task figures, kept between events in the task's track and written out at the
+// end: times, switches, residency across a migration, a preemption never followed by a
+// run, and a trace's woken task switched out as preempted without a switch-in between.
+TEST(Analyzer, TaskFiguresAcrossMigrationsPreemptionsAndATracesOddOrder) {
+  Analyzer a;
+  RunInfo info;
+  info.cpus = 2;
+  a.begin(info);
+  const std::string names[] = {"A", "B"};
+  for (TaskId id : {0, 1}) {
+    TaskInfo t;
+    t.id = id;
+    t.name = names[id];
+    t.allowed = all_cpus(2);
+    a.task_created(t);
+  }
+  const Time ms = kNsPerMs;
+  auto ev = [&](Time t, EventType type, CpuId cpu, TaskId task_id, TaskId other,
+                PrevState state = PrevState::kBlocked) {
+    a.event(SchedEvent{t, type, static_cast<uint8_t>(state), cpu, task_id, other, 0, 0});
+  };
+  const PrevState preempted = PrevState::kPreempted;
+  //  0- 4 A on CPU 0; preempted at 4 by B (B woken at 1: latency 3)
+  //  4- 6 B on CPU 0, blocks at 6; A runs on CPU 1 from 7 (a migration), blocks at 9
+  //  10   A woken; 12 A switched out as preempted by the trace (it never ran): its
+  //       latency runs on from 10, its delay from 12; 15 A on CPU 1 until 16, preempted
+  //       by B; A never runs again (its involuntary switch still counts)
+  ev(0, EventType::kWakeupNew, 0, 0, kNoTask);
+  ev(0, EventType::kSwitch, 0, kNoTask, 0);
+  ev(1 * ms, EventType::kWakeupNew, 0, 1, kNoTask);
+  ev(4 * ms, EventType::kSwitch, 0, 0, 1, preempted);
+  ev(6 * ms, EventType::kSwitch, 0, 1, kNoTask);
+  ev(7 * ms, EventType::kSwitch, 1, kNoTask, 0);
+  ev(9 * ms, EventType::kSwitch, 1, 0, kNoTask);
+  ev(10 * ms, EventType::kWakeup, 1, 0, kNoTask);
+  ev(12 * ms, EventType::kSwitch, 0, 0, kNoTask, preempted);
+  ev(15 * ms, EventType::kSwitch, 1, kNoTask, 0);
+  ev(15 * ms, EventType::kWakeup, 1, 1, kNoTask);
+  ev(16 * ms, EventType::kSwitch, 1, 0, 1, preempted);
+  a.end(20 * ms);
+  const TaskMetrics& ta = a.metrics().tasks[0];
+  EXPECT_EQ(ta.cpu_time_ns, 7 * ms);             // 0-4, 7-9, 15-16
+  EXPECT_EQ(ta.wait_time_ns, (3 + 5 + 4) * ms);  // 4-7, 10-15, 16-20
+  EXPECT_EQ(ta.sleep_time_ns, 1 * ms);           // 9-10
+  EXPECT_EQ(ta.cpu_residency.dense(2), (std::vector<Time>{4 * ms, 3 * ms}));
+  EXPECT_EQ(ta.switches_voluntary, 1u);        // at 9
+  EXPECT_EQ(ta.switches_involuntary, 3u);      // at 4, 12 and 16
+  EXPECT_EQ(ta.wakeup_latency.max(), 5 * ms);  // woken at 10, ran at 15
+  EXPECT_EQ(ta.preempted_gaps, 2u);            // 4-7 and 12-15
+  EXPECT_EQ(ta.preempted_gap_total_ns, 6 * ms);
+  EXPECT_EQ(ta.delays, 3u);  // 0-0 (its first run), 4-7, 12-15
+  EXPECT_EQ(ta.delay_max_ns, 3 * ms);
+  const TaskMetrics& tb = a.metrics().tasks[1];
+  EXPECT_EQ(tb.cpu_time_ns, 2 * ms + 4 * ms);  // 4-6, 16-20
+  EXPECT_EQ(tb.wakeup_latency.max(), 3 * ms);
+  EXPECT_EQ(tb.switches_voluntary, 1u);
+}
+
 TEST(Machine, MigrationPenaltyDecaysWithTimeAway) {
   Machine m = make_machine(4);
   m.llc_of = {0, 0, 1, 1};

@@ -83,18 +83,16 @@ void Analyzer::waiting_changed(TaskId id, int delta, Time now) {
 
 void Analyzer::set_state(TaskId id, State s, Time now) {
   TaskTrack& tr = tracks_[id];
-  TaskMetrics& tm = m_.tasks[id];
   const Time elapsed = now - tr.since;
   switch (tr.state) {
     case State::kWaiting:
-      tm.wait_time_ns += elapsed;
+      tr.wait_ns += elapsed;
       break;
     case State::kRunning:
-      tm.cpu_time_ns += elapsed;
-      if (tr.cpu != kNoCpu) tm.cpu_residency.add(tr.cpu, elapsed);
+      tr.cpu_ns += elapsed;
       break;
     case State::kSleeping:
-      tm.sleep_time_ns += elapsed;
+      tr.sleep_ns += elapsed;
       break;
     case State::kGone:
       break;
@@ -103,6 +101,25 @@ void Analyzer::set_state(TaskId id, State s, Time now) {
   tr.state = s;
   tr.since = now;
   if (was_waiting != (s == State::kWaiting)) waiting_changed(id, was_waiting ? -1 : +1, now);
+}
+
+void Analyzer::add_residency(TaskId id) {
+  TaskTrack& tr = tracks_[id];
+  if (tr.cpu == kNoCpu) return;
+  m_.tasks[id].cpu_residency.add(tr.cpu, tr.cpu_ns - tr.cpu_ns_on_cpu);
+  tr.cpu_ns_on_cpu = tr.cpu_ns;
+}
+
+void Analyzer::copy_figures(TaskId id) {
+  TaskTrack& tr = tracks_[id];
+  TaskMetrics& tm = m_.tasks[id];
+  add_residency(id);
+  tm.cpu_time_ns = tr.cpu_ns;
+  tm.wait_time_ns = tr.wait_ns;
+  tm.sleep_time_ns = tr.sleep_ns;
+  tm.switches_voluntary = tr.switches_voluntary;
+  if (tr.preempted) ++tm.switches_involuntary;  // preempted, and never ran again
+  tr.preempted = false;
 }
 
 void Analyzer::affinity_changed(TaskId id, const CpuMask& m, Time now) {
@@ -122,26 +139,21 @@ void Analyzer::close_idle(CpuId cpu, Time now) {
 
 Time Analyzer::cpu_time_at(TaskId id, Time now) const {
   const TaskTrack& tr = tracks_[id];
-  return m_.tasks[id].cpu_time_ns + (tr.state == State::kRunning ? now - tr.since : 0);
+  return tr.cpu_ns + (tr.state == State::kRunning ? now - tr.since : 0);
 }
 
 void Analyzer::switched_in(TaskId id, CpuId cpu, Time now, bool recorded) {
   TaskTrack& tr = tracks_[id];
   TaskMetrics& tm = m_.tasks[id];
-  if (!recorded) tr.preempted_at = tr.woken_at = tr.ready_at = -1;
-  if (tr.preempted_at >= 0) {
-    const Time gap = now - tr.preempted_at;
-    ++tm.preempted_gaps;
-    tm.preempted_gap_total_ns += gap;
-    tm.preempted_gap_max_ns = std::max(tm.preempted_gap_max_ns, gap);
-    tr.preempted_at = -1;
-  }
-  if (tr.woken_at >= 0) {
-    tm.wakeup_latency.add(now - tr.woken_at);
-    tr.woken_at = -1;
-  }
-  if (tr.ready_at >= 0) {
+  if (tr.preempted) ++tm.switches_involuntary;
+  if (recorded && tr.ready_at >= 0) {
     const Time delay = now - tr.ready_at;
+    if (tr.preempted) {
+      ++tm.preempted_gaps;
+      tm.preempted_gap_total_ns += delay;
+      tm.preempted_gap_max_ns = std::max(tm.preempted_gap_max_ns, delay);
+    }
+    if (tr.woken) tm.wakeup_latency.add(tr.preempted ? now - tr.woken_at : delay);
     ++tm.delays;
     tm.delay_total_ns += delay;
     if (delay > tm.delay_max_ns || tm.delays == 1) {
@@ -149,11 +161,18 @@ void Analyzer::switched_in(TaskId id, CpuId cpu, Time now, bool recorded) {
       tm.delay_max_start_ns = tr.ready_at;
       tm.delay_max_end_ns = now;
     }
-    tr.ready_at = -1;
   }
-  tr.cpu = cpu;
+  tr.preempted = tr.woken = false;
+  tr.ready_at = -1;
+  if (cpu != tr.cpu) {
+    add_residency(id);
+    tr.cpu = cpu;
+  }
   set_state(id, State::kRunning, now);
-  if (tr.first_run < 0) tr.first_run = now;
+  if (!tr.ran) {
+    tr.ran = true;
+    tr.first_run = now;
+  }
   if (tr.activation_pending) {  // running again after its timer: the iteration ends
     TimerActivation& a = tr.pending;
     a.end_ns = now;
@@ -207,14 +226,16 @@ void Analyzer::event(const SchedEvent& e) {
       }
       if (e.task != kNoTask) {
         const auto state = static_cast<PrevState>(e.detail);
-        TaskMetrics& tm = m_.tasks[e.task];
+        TaskTrack& tr = tracks_[e.task];
         if (state == PrevState::kPreempted) {
-          ++tm.switches_involuntary;
-          tracks_[e.task].preempted_at = e.time;
-          tracks_[e.task].ready_at = e.time;
+          // Counted when it runs again (a trace may switch a task out twice).
+          if (tr.preempted) ++m_.tasks[e.task].switches_involuntary;
+          if (tr.woken && !tr.preempted) tr.woken_at = tr.ready_at;  // its latency runs on
+          tr.preempted = true;
+          tr.ready_at = e.time;
           set_state(e.task, State::kWaiting, e.time);
         } else {
-          ++tm.switches_voluntary;
+          ++tr.switches_voluntary;
           set_state(e.task, state == PrevState::kBlocked ? State::kSleeping : State::kGone, e.time);
         }
       }
@@ -235,7 +256,7 @@ void Analyzer::event(const SchedEvent& e) {
     case EventType::kWakeupNew: {
       TaskTrack& tr = tracks_[e.task];
       if (tr.state == State::kSleeping) {
-        tr.woken_at = e.time;
+        tr.woken = true;
         tr.ready_at = e.time;
         set_state(e.task, State::kWaiting, e.time);
       }
@@ -288,8 +309,10 @@ void Analyzer::event(const SchedEvent& e) {
 
 void Analyzer::end(Time t) {
   m_.duration_ns = t;
-  for (size_t id = 0; id < tracks_.size(); ++id)
+  for (size_t id = 0; id < tracks_.size(); ++id) {
     set_state(static_cast<TaskId>(id), State::kGone, t);
+    copy_figures(static_cast<TaskId>(id));
+  }
   for (CpuId c = 0; c < info_.cpus; ++c) {
     CpuTrack& ct = cpus_[c];
     if (ct.curr == kNoTask) {
