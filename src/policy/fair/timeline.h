@@ -1,9 +1,10 @@
 // A run queue's timeline: the queued (not running) entities ordered by virtual runtime,
 // equal keys in insertion order, as the kernel's rbtree keeps them (a new entity goes to
-// the right of equal keys). An indexed binary heap: leftmost in O(1), insert and erase
+// the right of equal keys). An indexed 4-ary heap: leftmost in O(1), insert and erase
 // anywhere in O(log n); positions live in a table shared by all run queues.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -62,30 +63,41 @@ class Timeline {
     return a.vruntime != b.vruntime ? a.vruntime < b.vruntime : a.seq < b.seq;
   }
   void place(size_t i) { (*pos_)[heap_[i].id] = static_cast<int32_t>(i); }
+  // A 4-ary heap: half the levels of a binary one, and a node's four children share a
+  // cache line or two, which matters once the run queues no longer fit in the cache. The
+  // order (vruntime, then insertion) is total, so the leftmost is the same in any heap.
+  static constexpr size_t kArity = 4;
+  // Moves the node at i up to its place (a hole travels up; the node is written once).
   bool up(size_t i) {
     const size_t start = i;
+    const Node node = heap_[i];
     while (i > 0) {
-      const size_t parent = (i - 1) / 2;
-      if (!before(heap_[i], heap_[parent])) break;
-      std::swap(heap_[i], heap_[parent]);
+      const size_t parent = (i - 1) / kArity;
+      if (!before(node, heap_[parent])) break;
+      heap_[i] = heap_[parent];
       place(i);
       i = parent;
     }
+    heap_[i] = node;
     place(i);
     return i != start;
   }
   void down(size_t i) {
     const size_t n = heap_.size();
+    const Node node = heap_[i];
     for (;;) {
-      size_t best = i;
-      const size_t l = 2 * i + 1, r = l + 1;
-      if (l < n && before(heap_[l], heap_[best])) best = l;
-      if (r < n && before(heap_[r], heap_[best])) best = r;
-      if (best == i) break;
-      std::swap(heap_[i], heap_[best]);
+      const size_t first = kArity * i + 1;
+      if (first >= n) break;
+      size_t best = first;
+      const size_t end = std::min(first + kArity, n);
+      for (size_t c = first + 1; c < end; ++c)
+        if (before(heap_[c], heap_[best])) best = c;
+      if (!before(heap_[best], node)) break;
+      heap_[i] = heap_[best];
       place(i);
       i = best;
     }
+    heap_[i] = node;
     place(i);
   }
 
