@@ -27,7 +27,7 @@ struct TimelineKey {
 
 class Timeline {
  public:
-  static constexpr size_t kMaxBlock = 64;
+  static constexpr size_t kMaxBlock = 128;
 
   explicit Timeline(std::vector<TimelineKey>* keys) : keys_(keys) { blocks_.emplace_back(); }
 
