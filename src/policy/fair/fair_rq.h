@@ -47,7 +47,7 @@ struct RqBase {
 
 // ... with the CFS releases' timeline (EEVDF keeps its own: eevdf/deadline_queue.h).
 struct TimelineRqBase : RqBase {
-  explicit TimelineRqBase(std::vector<TimelineKey>* keys) : timeline(keys) {}
+  explicit TimelineRqBase(std::vector<int32_t>* positions) : timeline(positions) {}
   Timeline timeline;
 };
 
@@ -60,7 +60,7 @@ inline int64_t tunable_factor(int mode, int cpus) {
 }
 
 // A fair class's entities and per-CPU queues. Entity derives from EntityBase, Rq from
-// RqBase, or from TimelineRqBase (constructed from the timeline's key table).
+// RqBase, or from TimelineRqBase (constructed from the timeline positions).
 template <class Entity, class Rq>
 class Queues final : public balance::MovableTasks {
   static constexpr bool kTimeline = std::is_base_of_v<TimelineRqBase, Rq>;
@@ -71,7 +71,7 @@ class Queues final : public balance::MovableTasks {
     rq_.reserve(static_cast<size_t>(ctx.cpus()));
     for (CpuId c = 0; c < ctx.cpus(); ++c) {
       if constexpr (kTimeline)
-        rq_.emplace_back(&timeline_keys_);
+        rq_.emplace_back(&timeline_pos_);
       else
         rq_.emplace_back();
     }
@@ -98,7 +98,7 @@ class Queues final : public balance::MovableTasks {
   void grow(TaskId id) {
     if (static_cast<size_t>(id) < se_.size()) return;
     se_.resize(static_cast<size_t>(id) + 1);
-    if constexpr (kTimeline) timeline_keys_.resize(static_cast<size_t>(id) + 1);
+    if constexpr (kTimeline) timeline_pos_.resize(static_cast<size_t>(id) + 1, -1);
   }
   // CPUs whose queue holds no task of the class.
   const CpuMask& empty_cpus() const { return no_tasks_; }
@@ -191,7 +191,7 @@ class Queues final : public balance::MovableTasks {
 
   SchedContext* ctx_ = nullptr;
   std::vector<Entity> se_;
-  std::vector<TimelineKey> timeline_keys_;
+  std::vector<int32_t> timeline_pos_;
   std::vector<Rq> rq_;
   CpuMask no_tasks_;
   CpuMask crowded_;  // CPUs whose queue holds two tasks of the class or more

@@ -1,15 +1,7 @@
 // A run queue's timeline: the queued (not running) entities ordered by virtual runtime,
 // equal keys in insertion order, as the kernel's rbtree keeps them (a new entity goes to
-// the right of equal keys).
-//
-// A list of sorted blocks, each split in two when it reaches kMaxBlock entities. What
-// CFS does most touches the list's ends: the leftmost is the first block's first entry;
-// a task that has run goes back near the end (its vruntime is among the largest), a
-// waking sleeper near the start (placed at min_vruntime less a bonus). Those blocks stay
-// in the cache however long the queue is, where a tree or a heap walks down a path of
-// nodes that no longer are once there are many tasks (100,000 tasks on 64 CPUs). Each
-// task's key (vruntime and insertion number) lives in a table shared by all run queues,
-// from which erase() finds it by binary search.
+// the right of equal keys). An indexed 4-ary heap: leftmost in O(1), insert and erase
+// anywhere in O(log n); positions live in a table shared by all run queues.
 #pragma once
 
 #include <algorithm>
@@ -20,104 +12,97 @@
 
 namespace schedlab::fair {
 
-struct TimelineKey {
-  int64_t vruntime = 0;
-  uint64_t seq = 0;  // insertion number: the tie-break
-};
-
 class Timeline {
  public:
-  static constexpr size_t kMaxBlock = 128;
+  explicit Timeline(std::vector<int32_t>* positions) : pos_(positions) {}
 
-  explicit Timeline(std::vector<TimelineKey>* keys) : keys_(keys) { blocks_.emplace_back(); }
+  bool empty() const { return heap_.empty(); }
+  size_t size() const { return heap_.size(); }
+  TaskId leftmost() const { return heap_.empty() ? kNoTask : heap_[0].id; }
+  // The entity with the largest key (compat sched_yield); a linear scan, as it is rare.
+  TaskId rightmost() const {
+    if (heap_.empty()) return kNoTask;
+    size_t best = 0;
+    for (size_t i = 1; i < heap_.size(); ++i)
+      if (before(heap_[best], heap_[i])) best = i;
+    return heap_[best].id;
+  }
 
-  bool empty() const { return size_ == 0; }
-  size_t size() const { return size_; }
-  // Only the list's one block may be empty.
-  TaskId leftmost() const { return size_ ? blocks_.front().front().id : kNoTask; }
-  TaskId rightmost() const { return size_ ? blocks_.back().back().id : kNoTask; }
-
-  // Every entity, in order.
+  // Every entity, in the heap's (deterministic, unspecified) order.
   template <typename F>
   void for_each(F&& f) const {
-    for (const Block& b : blocks_)
-      for (const Entry& e : b) f(e.id);
+    for (const Node& n : heap_) f(n.id);
   }
 
   void insert(TaskId id, int64_t vruntime) {
-    const Entry entry{vruntime, next_seq_++, id};
-    (*keys_)[static_cast<size_t>(id)] = {entry.vruntime, entry.seq};
-    // After every entity of a smaller or equal vruntime (they were all inserted before):
-    // in the first block ending with a larger vruntime, else at the end of the last.
-    size_t b = blocks_.size() - 1;
-    if (b > 0) {
-      const auto it =
-          std::upper_bound(blocks_.begin(), blocks_.end(), vruntime,
-                           [](int64_t v, const Block& x) { return v < x.back().vruntime; });
-      if (it != blocks_.end()) b = static_cast<size_t>(it - blocks_.begin());
-    }
-    Block& block = blocks_[b];
-    if (block.empty() || block.back().vruntime <= vruntime) {
-      block.push_back(entry);
-    } else {
-      const auto at = std::upper_bound(block.begin(), block.end(), vruntime,
-                                       [](int64_t v, const Entry& x) { return v < x.vruntime; });
-      block.insert(at, entry);
-    }
-    ++size_;
-    if (block.size() >= kMaxBlock) split(b);
+    heap_.push_back(Node{vruntime, next_seq_++, id});
+    up(heap_.size() - 1);
   }
 
   void erase(TaskId id) {
-    const TimelineKey key = (*keys_)[static_cast<size_t>(id)];
-    const auto below = [](const Entry& x, const TimelineKey& k) {
-      return x.vruntime != k.vruntime ? x.vruntime < k.vruntime : x.seq < k.seq;
-    };
-    size_t b = 0;
-    if (blocks_.size() > 1) {  // the first block whose last entry is not below the key
-      const auto it = std::partition_point(blocks_.begin(), blocks_.end(),
-                                           [&](const Block& x) { return below(x.back(), key); });
-      b = static_cast<size_t>(it - blocks_.begin());
+    const auto i = static_cast<size_t>((*pos_)[id]);
+    (*pos_)[id] = -1;
+    const size_t last = heap_.size() - 1;
+    if (i != last) {
+      heap_[i] = heap_[last];
+      heap_.pop_back();
+      place(i);
+      if (!up(i)) down(i);
+    } else {
+      heap_.pop_back();
     }
-    Block& block = blocks_[b];
-    block.erase(std::lower_bound(block.begin(), block.end(), key, below));
-    --size_;
-    if (block.size() < kMaxBlock / 4 && blocks_.size() > 1) merge(b);
   }
 
  private:
-  struct Entry {
+  struct Node {
     int64_t vruntime;
     uint64_t seq;
     TaskId id;
   };
-  using Block = std::vector<Entry>;
-
-  void split(size_t b) {
-    Block& full = blocks_[b];
-    const auto half = full.begin() + static_cast<std::ptrdiff_t>(full.size() / 2);
-    Block upper(half, full.end());
-    full.erase(half, full.end());
-    blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(b) + 1, std::move(upper));
+  static bool before(const Node& a, const Node& b) {
+    return a.vruntime != b.vruntime ? a.vruntime < b.vruntime : a.seq < b.seq;
   }
-  // A short block joins a neighbour when both fit in half a block, and an empty one goes:
-  // the blocks stay at least a quarter full on average, so they hold little empty room.
-  void merge(size_t b) {
-    if (blocks_[b].empty()) {
-      blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(b));
-      return;
+  void place(size_t i) { (*pos_)[heap_[i].id] = static_cast<int32_t>(i); }
+  // A 4-ary heap: half the levels of a binary one, and a node's four children share a
+  // cache line or two, which matters once the run queues no longer fit in the cache. The
+  // order (vruntime, then insertion) is total, so the leftmost is the same in any heap.
+  static constexpr size_t kArity = 4;
+  // Moves the node at i up to its place (a hole travels up; the node is written once).
+  bool up(size_t i) {
+    const size_t start = i;
+    const Node node = heap_[i];
+    while (i > 0) {
+      const size_t parent = (i - 1) / kArity;
+      if (!before(node, heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      place(i);
+      i = parent;
     }
-    const size_t left = b + 1 < blocks_.size() ? b : b - 1;
-    Block& into = blocks_[left];
-    Block& from = blocks_[left + 1];
-    if (into.size() + from.size() > kMaxBlock / 2) return;
-    into.insert(into.end(), from.begin(), from.end());
-    blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(left) + 1);
+    heap_[i] = node;
+    place(i);
+    return i != start;
+  }
+  void down(size_t i) {
+    const size_t n = heap_.size();
+    const Node node = heap_[i];
+    for (;;) {
+      const size_t first = kArity * i + 1;
+      if (first >= n) break;
+      size_t best = first;
+      const size_t end = std::min(first + kArity, n);
+      for (size_t c = first + 1; c < end; ++c)
+        if (before(heap_[c], heap_[best])) best = c;
+      if (!before(heap_[best], node)) break;
+      heap_[i] = heap_[best];
+      place(i);
+      i = best;
+    }
+    heap_[i] = node;
+    place(i);
   }
 
-  std::vector<Block> blocks_;
-  std::vector<TimelineKey>* keys_;
-  size_t size_ = 0;
+  std::vector<Node> heap_;
+  std::vector<int32_t>* pos_;
   uint64_t next_seq_ = 0;
 };
 
