@@ -110,7 +110,7 @@ class Analyzer final : public EventSink {
     uint64_t switches_voluntary = 0;
     // ---- read and written less often
     Time cpu_ns_on_cpu = 0;  // cpu_ns when it came to `cpu` (the residency not yet added)
-    Time woken_at = -1;      // a trace's woken task switched out as preempted: its wake-up
+    Time woken_at = -1;      // when woken, for a trace's woken task switched out as preempted
     Time first_run = -1;
     // rt-app timer activations: the open iteration, and one waiting for its end
     Time iteration_start = -1, cpu_at_iteration_start = 0;

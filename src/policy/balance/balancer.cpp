@@ -347,13 +347,14 @@ bool Balancer::calculate_imbalance(const Figures& f, CpuId this_cpu, int64_t* im
   return true;
 }
 
-// What find_busiest_group() finds without walking the domain: no busiest group when every
-// group is one CPU able to hold a task (capacity >= 1: not an SMT thread of 2.6.32's
-// smt_gain) and no CPU of the span runs two tasks (the class's count, or one of the
-// class's beside an RT or deadline task running there). Only then: the walk's one lasting
-// effect, idle CPUs' cpu_load[] catching up on missed ticks, is the same whenever it is
-// next read (an idle CPU's load is that of the ticks it missed until its queue fills). A
-// flat 1,024-CPU machine with fewer tasks than CPUs balances without reading every CPU.
+// What find_busiest_group() finds without walking the domain: no busiest group when
+// every group is one CPU able to hold a task (capacity >= 1; an SMT thread's share of
+// smt_gain, truncated without 2.6.32's rounding, would be 0) and no CPU of the span runs
+// two tasks (two of the class's, or one beside an RT or deadline task running there).
+// The walk's one lasting effect, idle CPUs' cpu_load[] catching up on missed ticks, comes
+// out the same whenever it is next done (an idle CPU's load is that of the ticks it
+// missed until its queue fills). A flat 1,024-CPU machine with fewer tasks than CPUs
+// balances without reading every CPU.
 bool Balancer::none_can_be_busiest(const Domain& sd) const {
   const GroupList& list = *sd.list;
   if (!cpu_numbers(list)) return false;
