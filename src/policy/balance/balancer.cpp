@@ -100,9 +100,9 @@ int64_t Balancer::cpu_avg_load_per_task(CpuId cpu) const {
 
 // The RT or deadline task running on the CPU, which rq->nr_running counts.
 int Balancer::other_classes_running(CpuId cpu) const {
-  if (!rules_.count_other_classes) return 0;
-  const Task* curr = ctx_->curr(cpu);
-  return curr && (is_rt(curr->policy) || curr->policy == SchedPolicy::kDeadline) ? 1 : 0;
+  return rules_.count_other_classes && ctx_->rt_or_deadline_cpus().test(static_cast<size_t>(cpu))
+             ? 1
+             : 0;
 }
 
 int Balancer::nr_running(CpuId cpu) const {
