@@ -5,7 +5,10 @@
 // side by side.
 #include "policy/cfs/cfs.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <string>
 #include <utility>
 
 namespace schedlab::cfs {
@@ -46,11 +49,26 @@ void Cfs::attach(SchedContext& ctx) {
 
 // ---------------------------------------------------------------- time and vruntime
 
+// The queues' loads and counts, and each timeline's leftmost key (which update_min_vruntime
+// reads in place of the entity's vruntime) equal to that entity's vruntime.
+std::string Cfs::check_invariants() const {
+  std::string broken = q_.check_load();
+  for (CpuId cpu = 0; broken.empty() && cpu < q_.cpus(); ++cpu) {
+    const fair::Timeline& timeline = q_.rq(cpu).timeline;
+    if (!timeline.empty() && timeline.leftmost_vruntime() != q_[timeline.leftmost()].vruntime)
+      broken = fmt::format("cfs: CPU {}'s timeline keys its leftmost at {}, whose vruntime is {}",
+                           cpu, timeline.leftmost_vruntime(), q_[timeline.leftmost()].vruntime);
+  }
+  return broken;
+}
+
 void Cfs::update_min_vruntime(RunQueue& rq) {
   int64_t v = rq.min_vruntime;
   if (rq.curr != kNoTask) v = q_[rq.curr].vruntime;
-  const TaskId left = rq.timeline.leftmost();
-  if (left != kNoTask) v = rq.curr == kNoTask ? q_[left].vruntime : std::min(v, q_[left].vruntime);
+  if (!rq.timeline.empty()) {
+    const int64_t left = rq.timeline.leftmost_vruntime();
+    v = rq.curr == kNoTask ? left : std::min(v, left);
+  }
   rq.min_vruntime = std::max(rq.min_vruntime, v);
 }
 
@@ -409,7 +427,7 @@ void Cfs::check_preempt_tick(CpuId cpu, Entity& curr) {
   if (!rel_.tick_spread_test || !p_.WAKEUP_PREEMPT) return;
   if (delta_exec < min_granularity_) return;
   if (rq.nr_running > 1) {
-    const int64_t delta = curr.vruntime - q_[rq.timeline.leftmost()].vruntime;
+    const int64_t delta = curr.vruntime - rq.timeline.leftmost_vruntime();
     if (delta > ideal_runtime) ctx_->resched(cpu);
   }
 }

@@ -19,6 +19,9 @@ class Timeline {
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
   TaskId leftmost() const { return heap_.empty() ? kNoTask : heap_[0].id; }
+  // The leftmost's key, read from the timeline (the entity's own record may be cold);
+  // not empty(). An entity's vruntime does not change while it is queued.
+  int64_t leftmost_vruntime() const { return heap_[0].vruntime; }
   // The entity with the largest key (compat sched_yield); a linear scan, as it is rare.
   TaskId rightmost() const {
     if (heap_.empty()) return kNoTask;
