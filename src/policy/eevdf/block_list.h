@@ -1,13 +1,17 @@
 // EEVDF's timeline as a list of sorted blocks (the form deadline_queue.h uses for all but
 // very long queues): entities in (vruntime, insertion) order, at most kBlock per block,
-// each block remembering its earliest deadline. The pick of pick_eevdf() (the eligible
-// entity of earliest deadline, then smaller vruntime, then earlier insertion; eligibility
-// holds for a prefix of the order) walks the blocks: one whose last entry is eligible is
-// eligible whole and answers with its minimum; the first that is not is scanned up to its
-// first ineligible entry, and the walk ends there. A short queue is one block (a scan of
-// one array); a queue of a few thousand keeps its reads in a few contiguous blocks rather
-// than a tree of scattered nodes. The walk is O(n / kBlock), so a queue longer than that
-// goes to the tree.
+// each block remembering its earliest entry (by deadline, then vruntime, then insertion)
+// and its last. The pick of pick_eevdf() (the eligible entity of earliest deadline, then
+// smaller vruntime, then earlier insertion; eligibility holds for a prefix of the order)
+// walks the blocks: one whose last entry is eligible is eligible whole and answers with its
+// earliest; the first that is not answers for its eligible part, and the walk ends there.
+// A short block (at most kLinear entries) is scanned entry by entry up to its first
+// ineligible one. In a longer block each entry names the earliest of the block's entries
+// up to itself, renewed from the changed place on at each insertion or erasure (the block
+// is in the cache then, for its memmove), so that a binary search for the last eligible
+// entry answers. A short queue is one block; a queue of a few thousand keeps its reads in
+// a few contiguous blocks rather than a tree of scattered nodes. The walk is
+// O(n / kBlock), so a queue longer than that goes to the tree.
 #pragma once
 
 #include <algorithm>
@@ -44,15 +48,17 @@ class BlockList {
       at = std::upper_bound(e.begin(), e.end(), vruntime,
                             [](int64_t v, const Entry& x) { return v < x.vruntime; });
     }
-    const bool last = at == e.end();
+    const auto from = static_cast<size_t>(at - e.begin());
     e.insert(at, entry);
-    if (e.size() == 1) {
+    if (long_block(*block)) {
+      refresh_from(*block, e.size() == kLinear + 1 ? 0 : from);  // just grew long: all
+    } else if (e.size() == 1) {
       block->min = entry;
       block->min_known = true;
     } else if (block->min_known && earlier(entry, block->min)) {
       block->min = entry;
     }
-    if (last) block->last = entry;
+    block->last = e.back();
     if (e.size() > kBlock) split(block);
   }
 
@@ -76,13 +82,17 @@ class BlockList {
       if (at != e.end()) break;
     }
     std::vector<Entry>& e = block->entries;
+    const auto from = static_cast<size_t>(at - e.begin());
     e.erase(at);
     if (e.empty()) {
       if (blocks_.size() > 1) blocks_.erase(block);  // a lone block stays, for its memory
       return;
     }
-    if (block->min.id == id) block->min_known = false;  // found again when a pick needs it
-    if (block->last.id == id) block->last = e.back();
+    if (long_block(*block))
+      refresh_from(*block, from);
+    else if (block->min.id == id)
+      block->min_known = false;  // found again when a pick needs it
+    block->last = e.back();
     if (e.size() < kBlock / 4 && blocks_.size() > 1) merge_small(block);
   }
 
@@ -96,17 +106,28 @@ class BlockList {
       if (e && (!best || earlier(*e, *best))) best = e;
     };
     for (const Block& b : blocks_) {
-      if (eligible(b.last.vruntime)) {  // eligible whole: its minimum answers for it
+      if (eligible(b.last.vruntime)) {  // eligible whole: its earliest answers for it
         if (!b.min_known) {
-          b.min = minimum(b, kNoTask);
+          b.min = *earliest_of(b, b.entries.size(), kNoTask);
           b.min_known = true;
         }
-        consider(b.min.id != excluded ? &b.min : minimum_entry(b, excluded));
+        consider(b.min.id != excluded ? &b.min : earliest_of(b, b.entries.size(), excluded));
         continue;
       }
-      for (const Entry& e : b.entries) {
-        if (!eligible(e.vruntime)) break;
-        if (e.id != excluded) consider(&e);
+      if (!long_block(b)) {
+        for (const Entry& e : b.entries) {
+          if (!eligible(e.vruntime)) break;
+          if (e.id != excluded) consider(&e);
+        }
+        break;
+      }
+      const auto end = static_cast<size_t>(
+          std::partition_point(b.entries.begin(), b.entries.end(),
+                               [&](const Entry& e) { return eligible(e.vruntime); }) -
+          b.entries.begin());
+      if (end > 0) {
+        const Entry& m = b.entries[b.entries[end - 1].best];
+        consider(m.id != excluded ? &m : earliest_of(b, end, excluded));
       }
       break;
     }
@@ -136,13 +157,16 @@ class BlockList {
     if (size_ == 0) return blocks_.size() <= 1 && (blocks_.empty() || blocks_[0].entries.empty());
     for (const Block& b : blocks_) {
       if (b.entries.empty() || b.entries.size() > kBlock) return false;
-      for (const Entry& e : b.entries) {
+      for (size_t i = 0; i < b.entries.size(); ++i) {
+        const Entry& e = b.entries[i];
         if (prev && !before(*prev, e)) return false;
+        if (long_block(b) && &b.entries[e.best] != earliest_of(b, i + 1, kNoTask)) return false;
         prev = &e;
         ++n;
       }
       if (!same(b.last, b.entries.back())) return false;
-      if (b.min_known && !same(b.min, minimum(b, kNoTask))) return false;
+      if (long_block(b) && !b.min_known) return false;
+      if (b.min_known && !same(b.min, *earliest_of(b, b.entries.size(), kNoTask))) return false;
     }
     return n == size_;
   }
@@ -152,17 +176,21 @@ class BlockList {
     int64_t vruntime = 0, deadline = 0;
     uint64_t seq = 0;
     TaskId id = kNoTask;
+    // In a long block: where the earliest of the block's entries up to this one is.
+    uint32_t best = 0;
   };
   struct Block {
     std::vector<Entry> entries;  // sorted by (vruntime, seq)
-    // The earliest by (deadline, vruntime, seq), when known: the pick erases its choice,
-    // often the minimum, and a block only partly eligible (a short queue's usual case)
-    // never reads it, so it is found again only when a pick needs it.
+    // The earliest by (deadline, vruntime, seq), when known (always in a long block): the
+    // pick erases its choice, often the earliest, and a short block only partly eligible
+    // (a short queue's usual case) never reads it, so it is found again only when a pick
+    // needs it.
     mutable Entry min;
     mutable bool min_known = false;
     Entry last;  // entries.back(), here so that searching the blocks reads no block's entries
   };
 
+  static bool long_block(const Block& b) { return b.entries.size() > kLinear; }
   static bool before(const Entry& a, const Entry& b) {
     return a.vruntime != b.vruntime ? a.vruntime < b.vruntime : a.seq < b.seq;
   }
@@ -173,28 +201,40 @@ class BlockList {
   static bool same(const Entry& a, const Entry& b) {
     return a.id == b.id && a.vruntime == b.vruntime && a.deadline == b.deadline && a.seq == b.seq;
   }
-  // The block's earliest entry but `excluded`; nullptr if it has no other.
-  static const Entry* minimum_entry(const Block& b, TaskId excluded) {
+  // The earliest of the block's first `end` entries but `excluded`; nullptr if none.
+  static const Entry* earliest_of(const Block& b, size_t end, TaskId excluded) {
     const Entry* best = nullptr;
-    for (const Entry& e : b.entries)
+    for (size_t i = 0; i < end; ++i) {
+      const Entry& e = b.entries[i];
       if (e.id != excluded && (!best || earlier(e, *best))) best = &e;
+    }
     return best;
   }
-  static Entry minimum(const Block& b, TaskId excluded) {
-    const Entry* m = minimum_entry(b, excluded);
-    return m ? *m : Entry{};
+  // A long block's entries from `from` on name their prefix's earliest again (those before
+  // are unchanged), and its earliest follows.
+  static void refresh_from(Block& b, size_t from) {
+    std::vector<Entry>& e = b.entries;
+    for (size_t i = from; i < e.size(); ++i)
+      e[i].best =
+          i > 0 && !earlier(e[i], e[e[i - 1].best]) ? e[i - 1].best : static_cast<uint32_t>(i);
+    b.min = e[e.back().best];
+    b.min_known = true;
   }
-  static void refresh(Block& b) {
-    b.min_known = false;
+  // A block's summaries after its entries changed wholesale.
+  static void renew(Block& b) {
     b.last = b.entries.back();
+    if (long_block(b))
+      refresh_from(b, 0);
+    else
+      b.min_known = false;
   }
   void split(std::vector<Block>::iterator block) {
     Block upper;
     const auto half = block->entries.begin() + static_cast<std::ptrdiff_t>(kBlock / 2);
     upper.entries.assign(half, block->entries.end());
     block->entries.erase(half, block->entries.end());
-    refresh(*block);
-    refresh(upper);
+    renew(*block);
+    renew(upper);
     blocks_.insert(block + 1, std::move(upper));
   }
   // A block below a quarter full joins a neighbour that has room for it.
@@ -210,7 +250,7 @@ class BlockList {
     if (first == blocks_.end()) return;
     const auto second = first + 1;
     first->entries.insert(first->entries.end(), second->entries.begin(), second->entries.end());
-    refresh(*first);
+    renew(*first);
     blocks_.erase(second);
   }
 
