@@ -157,10 +157,12 @@ class BlockList {
     if (size_ == 0) return blocks_.size() <= 1 && (blocks_.empty() || blocks_[0].entries.empty());
     for (const Block& b : blocks_) {
       if (b.entries.empty() || b.entries.size() > kBlock) return false;
+      const Entry* earliest = nullptr;  // of the block's entries so far
       for (size_t i = 0; i < b.entries.size(); ++i) {
         const Entry& e = b.entries[i];
         if (prev && !before(*prev, e)) return false;
-        if (long_block(b) && &b.entries[e.best] != earliest_of(b, i + 1, kNoTask)) return false;
+        if (!earliest || earlier(e, *earliest)) earliest = &e;
+        if (long_block(b) && (e.best > i || &b.entries[e.best] != earliest)) return false;
         prev = &e;
         ++n;
       }
