@@ -205,7 +205,10 @@ TEST(Analyzer, TaskFiguresAcrossMigrationsPreemptionsAndATracesOddOrder) {
   EXPECT_EQ(ta.preempted_gaps, 2u);            // 4-7 and 12-15
   EXPECT_EQ(ta.preempted_gap_total_ns, 6 * ms);
   EXPECT_EQ(ta.delays, 3u);  // 0-0 (its first run), 4-7, 12-15
+  EXPECT_EQ(ta.delay_total_ns, 6 * ms);
   EXPECT_EQ(ta.delay_max_ns, 3 * ms);
+  EXPECT_EQ(ta.delay_max_start_ns, 4 * ms);  // the first of the two equal ones
+  EXPECT_EQ(ta.delay_max_end_ns, 7 * ms);
   const TaskMetrics& tb = a.metrics().tasks[1];
   EXPECT_EQ(tb.cpu_time_ns, 2 * ms + 4 * ms);  // 4-6, 16-20
   EXPECT_EQ(tb.wakeup_latency.max(), 3 * ms);

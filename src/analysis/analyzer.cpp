@@ -118,8 +118,14 @@ void Analyzer::copy_figures(TaskId id) {
   tm.wait_time_ns = tr.wait_ns;
   tm.sleep_time_ns = tr.sleep_ns;
   tm.switches_voluntary = tr.switches_voluntary;
-  if (tr.preempted) ++tm.switches_involuntary;  // preempted, and never ran again
+  if (tr.preempted) ++tr.switches_involuntary;  // preempted, and never ran again
   tr.preempted = false;
+  tm.switches_involuntary = tr.switches_involuntary;
+  tm.delays = tr.delays;
+  tm.delay_total_ns = tr.delay_total_ns;
+  tm.delay_max_ns = tr.delay_max_ns;
+  tm.delay_max_start_ns = tr.delay_max_start_ns;
+  tm.delay_max_end_ns = tr.delay_max_end_ns;
 }
 
 void Analyzer::affinity_changed(TaskId id, const CpuMask& m, Time now) {
@@ -144,22 +150,24 @@ Time Analyzer::cpu_time_at(TaskId id, Time now) const {
 
 void Analyzer::switched_in(TaskId id, CpuId cpu, Time now, bool recorded) {
   TaskTrack& tr = tracks_[id];
-  TaskMetrics& tm = m_.tasks[id];
-  if (tr.preempted) ++tm.switches_involuntary;
+  if (tr.preempted) ++tr.switches_involuntary;
   if (recorded && tr.ready_at >= 0) {
     const Time delay = now - tr.ready_at;
-    if (tr.preempted) {
-      ++tm.preempted_gaps;
-      tm.preempted_gap_total_ns += delay;
-      tm.preempted_gap_max_ns = std::max(tm.preempted_gap_max_ns, delay);
+    if (tr.preempted || tr.woken) {
+      TaskMetrics& tm = m_.tasks[id];
+      if (tr.preempted) {
+        ++tm.preempted_gaps;
+        tm.preempted_gap_total_ns += delay;
+        tm.preempted_gap_max_ns = std::max(tm.preempted_gap_max_ns, delay);
+      }
+      if (tr.woken) tm.wakeup_latency.add(tr.preempted ? now - tr.woken_at : delay);
     }
-    if (tr.woken) tm.wakeup_latency.add(tr.preempted ? now - tr.woken_at : delay);
-    ++tm.delays;
-    tm.delay_total_ns += delay;
-    if (delay > tm.delay_max_ns || tm.delays == 1) {
-      tm.delay_max_ns = delay;
-      tm.delay_max_start_ns = tr.ready_at;
-      tm.delay_max_end_ns = now;
+    ++tr.delays;
+    tr.delay_total_ns += delay;
+    if (delay > tr.delay_max_ns || tr.delays == 1) {
+      tr.delay_max_ns = delay;
+      tr.delay_max_start_ns = tr.ready_at;
+      tr.delay_max_end_ns = now;
     }
   }
   tr.preempted = tr.woken = false;
@@ -177,7 +185,7 @@ void Analyzer::switched_in(TaskId id, CpuId cpu, Time now, bool recorded) {
     TimerActivation& a = tr.pending;
     a.end_ns = now;
     a.wakeup_latency_ns = std::max<Time>(0, now - (a.start_ns + a.run_ns + a.slack_ns));
-    tm.activations.push_back(a);
+    m_.tasks[id].activations.push_back(a);
     tr.activation_pending = false;
     tr.iteration_start = now;
     tr.cpu_at_iteration_start = cpu_time_at(id, now);
@@ -229,7 +237,7 @@ void Analyzer::event(const SchedEvent& e) {
         TaskTrack& tr = tracks_[e.task];
         if (state == PrevState::kPreempted) {
           // Counted when it runs again (a trace may switch a task out twice).
-          if (tr.preempted) ++m_.tasks[e.task].switches_involuntary;
+          if (tr.preempted) ++tr.switches_involuntary;
           if (tr.woken && !tr.preempted) tr.woken_at = tr.ready_at;  // its latency runs on
           tr.preempted = true;
           tr.ready_at = e.time;

@@ -92,9 +92,10 @@ class Analyzer final : public EventSink {
  private:
   enum class State : uint8_t { kWaiting, kRunning, kSleeping, kGone };
   // A task's state between events. The first 64 bytes are what every switch and wake-up
-  // reads and writes, the task's figures included (copied into its TaskMetrics at the
-  // end): at 100,000 tasks each record is a cache miss, and a switch used to touch three
-  // lines of TaskMetrics besides.
+  // reads and writes, the task's figures included, and the next 64 a switch-in's delay
+  // figures (all copied into its TaskMetrics at the end): at 100,000 tasks each record is
+  // a cache miss, and a switch used to touch three lines of TaskMetrics besides (now only
+  // a wake-up's latency sample, or a preemption's gap, reaches TaskMetrics).
   struct alignas(64) TaskTrack {
     State state = State::kWaiting;
     bool all_cpus = true;
@@ -108,9 +109,12 @@ class Analyzer final : public EventSink {
     Time ready_at = -1;  // woken or preempted, not yet running again (perf's delay)
     Time cpu_ns = 0, wait_ns = 0, sleep_ns = 0;
     uint64_t switches_voluntary = 0;
-    // ---- read and written less often
+    // ---- the next line: a switch-in's delay figures (into TaskMetrics at the end)
+    uint64_t switches_involuntary = 0, delays = 0;
+    Time delay_total_ns = 0, delay_max_ns = 0, delay_max_start_ns = 0, delay_max_end_ns = 0;
     Time cpu_ns_on_cpu = 0;  // cpu_ns when it came to `cpu` (the residency not yet added)
     Time woken_at = -1;      // when woken, for a trace's woken task switched out as preempted
+    // ---- read and written less often
     Time first_run = -1;
     // rt-app timer activations: the open iteration, and one waiting for its end
     Time iteration_start = -1, cpu_at_iteration_start = 0;
