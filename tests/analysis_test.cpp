@@ -215,6 +215,37 @@ TEST(Analyzer, TaskFiguresAcrossMigrationsPreemptionsAndATracesOddOrder) {
   EXPECT_EQ(tb.switches_voluntary, 1u);
 }
 
+// A task's residency is added a batch of migrations at a time: across many batches, and
+// with the last batch only part full at the end, it is what the task ran on each CPU.
+TEST(Analyzer, ResidencyAcrossManyMigrations) {
+  Analyzer a;
+  RunInfo info;
+  info.cpus = 3;
+  a.begin(info);
+  TaskInfo t;
+  t.id = 0;
+  t.name = "A";
+  t.allowed = all_cpus(3);
+  a.task_created(t);
+  const Time us = kNsPerUs;
+  a.event(SchedEvent{0, EventType::kWakeupNew, 0, 0, 0, kNoTask, 0, 0});
+  std::vector<Time> want(3, 0);
+  Time now = 0;
+  for (int k = 0; k < 1999; ++k) {  // runs k + 1 us on CPU k % 3, then 1 us asleep
+    const CpuId cpu = k % 3;
+    const auto blocked = static_cast<uint8_t>(PrevState::kBlocked);
+    a.event(SchedEvent{now, EventType::kSwitch, 0, cpu, kNoTask, 0, 0, 0});
+    now += (k + 1) * us;
+    want[static_cast<size_t>(cpu)] += (k + 1) * us;
+    a.event(SchedEvent{now, EventType::kSwitch, blocked, cpu, 0, kNoTask, 0, 0});
+    now += us;
+    a.event(SchedEvent{now, EventType::kWakeup, 0, cpu, 0, kNoTask, 0, 0});
+  }
+  a.end(now);
+  EXPECT_EQ(a.metrics().tasks[0].cpu_residency.dense(3), want);
+  EXPECT_EQ(a.metrics().tasks[0].cpu_time_ns, want[0] + want[1] + want[2]);
+}
+
 TEST(Machine, MigrationPenaltyDecaysWithTimeAway) {
   Machine m = make_machine(4);
   m.llc_of = {0, 0, 1, 1};

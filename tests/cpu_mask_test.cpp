@@ -111,7 +111,7 @@ TEST(CpuResidency, AddsUpAsADenseTableDoes) {
   EXPECT_EQ(CpuResidency{}.dense(3), (std::vector<Time>{0, 0, 0}));
 }
 
-// CPUs 0-63 (found by their rank in a bitmap) and the ones above (by a search) mixed, in
+// CPUs 0-63 (found through a table of their entries) and the ones above (by a search) mixed, in
 // any order of first visits: every entry lands where a dense table puts it.
 TEST(CpuResidency, LowAndHighCpusMixed) {
   Rng rng(11);

@@ -7,6 +7,8 @@ namespace schedlab {
 void Analyzer::begin(const RunInfo& info) {
   info_ = info;
   m_ = Metrics{};
+  residency_due_.clear();
+  residency_due_.reserve(kResidencyBatch);
   m_.policy = info.policy;
   m_.seed = info.seed;
   m_.cpus = info.cpus;
@@ -106,8 +108,15 @@ void Analyzer::set_state(TaskId id, State s, Time now) {
 void Analyzer::add_residency(TaskId id) {
   TaskTrack& tr = tracks_[id];
   if (tr.cpu == kNoCpu) return;
-  m_.tasks[id].cpu_residency.add(tr.cpu, tr.cpu_ns - tr.cpu_ns_on_cpu);
+  residency_due_.push_back({id, tr.cpu, tr.cpu_ns - tr.cpu_ns_on_cpu});
   tr.cpu_ns_on_cpu = tr.cpu_ns;
+  if (residency_due_.size() == kResidencyBatch) add_due_residency();
+}
+
+void Analyzer::add_due_residency() {
+  for (const ResidencyDue& due : residency_due_)
+    m_.tasks[due.task].cpu_residency.add(due.cpu, due.ns);
+  residency_due_.clear();
 }
 
 void Analyzer::copy_figures(TaskId id) {
@@ -321,6 +330,7 @@ void Analyzer::end(Time t) {
     set_state(static_cast<TaskId>(id), State::kGone, t);
     copy_figures(static_cast<TaskId>(id));
   }
+  add_due_residency();
   for (CpuId c = 0; c < info_.cpus; ++c) {
     CpuTrack& ct = cpus_[c];
     if (ct.curr == kNoTask) {

@@ -142,8 +142,11 @@ class Analyzer final : public EventSink {
   void close_task_metrics();
   // TaskTrack's figures into the task's TaskMetrics, at the end.
   void copy_figures(TaskId id);
-  // The CPU time run on tr.cpu since the task came there, into its residency.
+  // The CPU time run on tr.cpu since the task came there, into its residency: noted in
+  // `residency_due_` and added a batch at a time, when it is full and at the end (a
+  // task's residency is a cache miss, which a batch's independent adds overlap).
   void add_residency(TaskId id);
+  void add_due_residency();
   // `recorded`: false for a switch the trace lacks (inferred), whose time is an estimate:
   // the delays it ends are not sampled.
   void switched_in(TaskId id, CpuId cpu, Time now, bool recorded);
@@ -154,6 +157,13 @@ class Analyzer final : public EventSink {
   RunInfo info_;
   KernelIds ids_;
   std::vector<TaskTrack> tracks_;
+  struct ResidencyDue {
+    TaskId task;
+    CpuId cpu;
+    Time ns;
+  };
+  static constexpr size_t kResidencyBatch = 512;
+  std::vector<ResidencyDue> residency_due_;
   std::vector<CpuTrack> cpus_;
   int waiting_all_ = 0;  // waiting tasks allowed on every CPU
   Time global_acc_ = 0, global_since_ = 0;
