@@ -94,8 +94,9 @@ class Analyzer final : public EventSink {
   // A task's state between events. The first 64 bytes are what every switch and wake-up
   // reads and writes, the task's figures included, and the next 64 a switch-in's delay
   // figures (all copied into its TaskMetrics at the end): at 100,000 tasks each record is
-  // a cache miss, and a switch used to touch three lines of TaskMetrics besides (now only
-  // a wake-up's latency sample, or a preemption's gap, reaches TaskMetrics).
+  // a cache miss, and a switch used to touch three lines of TaskMetrics besides (now a
+  // switch-in reaches TaskMetrics only for a wake-up's latency sample, a preemption's gap
+  // or an rt-app activation, and a change of CPU through the batched residency).
   struct alignas(64) TaskTrack {
     State state = State::kWaiting;
     bool all_cpus = true;
