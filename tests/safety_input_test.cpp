@@ -70,6 +70,19 @@ TEST(HostileInput, ADeviceIsNotReadAsAScenario) {
                      "/dev/zero: not a regular file (a character device)");
 }
 
+// A file name longer than the system allows (found by the simulate fuzzer: the lookup of
+// a machine file threw from std::filesystem and the CLI called it an internal error).
+TEST(HostileInput, AFileNameTooLongIsAnInputError) {
+  const test::TempDir dir;
+  const std::string name = std::string(300, 'm') + ".json";
+  const std::string f =
+      dir.write("long.json", R"({"machine": ")" + name + R"(", "tasks": {"t": {"run": 1}}})");
+  expect_input_error(cli({"check", f}),
+                     dir.path().string() + "/" + name + ": cannot open file: File name too long");
+  expect_input_error(cli({"run", f}),
+                     dir.path().string() + "/" + name + ": cannot open file: File name too long");
+}
+
 TEST(HostileInput, AFifoIsRefusedAtOnce) {
   const test::TempDir dir;
   const std::string fifo = dir.file("fifo.json");

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <system_error>
 #include <vector>
 
 namespace schedlab {
@@ -13,8 +14,10 @@ namespace fs = std::filesystem;
 // The first of `candidates` that is a folder holding `probe`, else `fallback`.
 std::string first_with(const std::vector<fs::path>& candidates, const std::string& probe,
                        const std::string& fallback) {
-  for (const auto& candidate : candidates)
-    if (fs::exists(candidate / probe)) return candidate.lexically_normal().string();
+  for (const auto& candidate : candidates) {
+    std::error_code unreadable;  // a candidate from the environment may be any string
+    if (fs::exists(candidate / probe, unreadable)) return candidate.lexically_normal().string();
+  }
   return fallback;
 }
 

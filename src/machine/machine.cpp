@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <system_error>
 
 #include "machine/cost_reader.h"
 
@@ -61,7 +62,8 @@ Machine read_machine(const JValue& v, const JsonReader& r, const std::string& ba
                      int default_cpus) {
   if (v.is_string()) {  // a machine file, relative to the scenario's folder
     std::filesystem::path path = v.string;
-    if (path.is_relative() && !std::filesystem::exists(path))
+    std::error_code unreadable;  // a name too long, say: reading it then says so
+    if (path.is_relative() && !std::filesystem::exists(path, unreadable))
       path = std::filesystem::path(base_dir) / path;
     const JsonReader file_reader(path.string());
     const JValue inner = parse_json_file(path.string());
