@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
+#include <utility>
 
 #include "analysis/analyzer.h"
 #include "analysis/latency.h"
@@ -11,6 +13,15 @@
 
 namespace schedlab {
 namespace {
+
+// Tells `a` of a task, as the engine or a trace reader does when one appears.
+void add_task(Analyzer& a, TaskId id, std::string name, const CpuMask& allowed) {
+  TaskInfo t;
+  t.id = id;
+  t.name = std::move(name);
+  t.allowed = allowed;
+  a.task_created(t);
+}
 
 TEST(LatencyStats, NearestRankWhileExact) {
   LatencyStats s;
@@ -118,19 +129,12 @@ TEST(Analyzer, IdleWhileRunnableCountsWaitersThisCpuMayRun) {
   RunInfo info;
   info.cpus = 2;
   a.begin(info);
-  auto task = [&](TaskId id, std::string name, CpuMask m) {
-    TaskInfo t;
-    t.id = id;
-    t.name = std::move(name);
-    t.allowed = m;
-    a.task_created(t);
-  };
   CpuMask only0, only1;
   only0.set(0);
   only1.set(1);
-  task(0, "A", all_cpus(2));
-  task(1, "C", only0);
-  task(2, "D", only1);
+  add_task(a, 0, "A", all_cpus(2));
+  add_task(a, 1, "C", only0);
+  add_task(a, 2, "D", only1);
   const Time ms = kNsPerMs;
   auto ev = [&](Time t, EventType type, CpuId cpu, TaskId task_id, TaskId other,
                 uint8_t detail = 0) {
@@ -162,14 +166,8 @@ TEST(Analyzer, TaskFiguresAcrossMigrationsPreemptionsAndATracesOddOrder) {
   RunInfo info;
   info.cpus = 2;
   a.begin(info);
-  const std::string names[] = {"A", "B"};
-  for (TaskId id : {0, 1}) {
-    TaskInfo t;
-    t.id = id;
-    t.name = names[id];
-    t.allowed = all_cpus(2);
-    a.task_created(t);
-  }
+  add_task(a, 0, "A", all_cpus(2));
+  add_task(a, 1, "B", all_cpus(2));
   const Time ms = kNsPerMs;
   auto ev = [&](Time t, EventType type, CpuId cpu, TaskId task_id, TaskId other,
                 PrevState state = PrevState::kBlocked) {
@@ -222,11 +220,7 @@ TEST(Analyzer, ResidencyAcrossManyMigrations) {
   RunInfo info;
   info.cpus = 3;
   a.begin(info);
-  TaskInfo t;
-  t.id = 0;
-  t.name = "A";
-  t.allowed = all_cpus(3);
-  a.task_created(t);
+  add_task(a, 0, "A", all_cpus(3));
   const Time us = kNsPerUs;
   a.event(SchedEvent{0, EventType::kWakeupNew, 0, 0, 0, kNoTask, 0, 0});
   std::vector<Time> want(3, 0);

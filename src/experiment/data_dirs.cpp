@@ -2,8 +2,9 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <system_error>
 #include <vector>
+
+#include "util/input_file.h"
 
 namespace schedlab {
 
@@ -14,10 +15,8 @@ namespace fs = std::filesystem;
 // The first of `candidates` that is a folder holding `probe`, else `fallback`.
 std::string first_with(const std::vector<fs::path>& candidates, const std::string& probe,
                        const std::string& fallback) {
-  for (const auto& candidate : candidates) {
-    std::error_code unreadable;  // a candidate from the environment may be any string
-    if (fs::exists(candidate / probe, unreadable)) return candidate.lexically_normal().string();
-  }
+  for (const auto& candidate : candidates)  // from the environment: any string
+    if (path_exists((candidate / probe).string())) return candidate.lexically_normal().string();
   return fallback;
 }
 

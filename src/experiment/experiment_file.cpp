@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <system_error>
 
 #include "json/jread.h"
 #include "util/error.h"
@@ -120,9 +119,7 @@ std::pair<double, double> read_zoom(const JsonReader& r, const Field& f) {
 std::string read_published(const JsonReader& r, const Field& f, const std::string& dir) {
   const std::string name = r.string(*f.value, f.key);
   const std::string path = (std::filesystem::path(dir) / name).string();
-  std::error_code unreadable;  // a name too long, say
-  if (!std::filesystem::exists(path, unreadable))
-    r.fail(f.key, "cannot read " + name + " next to the experiment file");
+  if (!path_exists(path)) r.fail(f.key, "cannot read " + name + " next to the experiment file");
   return read_input_file(path);
 }
 

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <system_error>
 
 #include "machine/cost_reader.h"
+#include "util/input_file.h"
 
 namespace schedlab {
 
@@ -62,8 +62,7 @@ Machine read_machine(const JValue& v, const JsonReader& r, const std::string& ba
                      int default_cpus) {
   if (v.is_string()) {  // a machine file, relative to the scenario's folder
     std::filesystem::path path = v.string;
-    std::error_code unreadable;  // a name too long, say: reading it then says so
-    if (path.is_relative() && !std::filesystem::exists(path, unreadable))
+    if (path.is_relative() && !path_exists(path.string()))
       path = std::filesystem::path(base_dir) / path;
     const JsonReader file_reader(path.string());
     const JValue inner = parse_json_file(path.string());

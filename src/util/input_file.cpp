@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 #include "util/error.h"
 #include "util/limits.h"
@@ -108,6 +110,11 @@ bool parse_byte_count(const std::string& text, uint64_t& bytes) {
   if (shift && v > (UINT64_MAX >> shift)) return false;
   bytes = v << shift;
   return true;
+}
+
+bool path_exists(const std::string& path) {
+  std::error_code unknown;
+  return std::filesystem::exists(path, unknown);
 }
 
 }  // namespace schedlab
