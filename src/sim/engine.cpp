@@ -126,7 +126,6 @@ EngineResult Engine::run() {
                              workload_.lwlocks.names};
   for (const TaskSpec& spec : workload_.tasks)
     if (spec.delay_ns <= 0) info.tasks_at_start += static_cast<size_t>(spec.instances);
-  execs_.reserve(info.tasks_at_start);
   sink_.begin(info);
   start_static_tasks();
   process_rescheds();

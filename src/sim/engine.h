@@ -6,7 +6,6 @@
 #pragma once
 
 #include <array>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +16,7 @@
 #include "policy/sched_class.h"
 #include "sim/event_queue.h"
 #include "sim/sync_objects.h"
+#include "util/chunked_store.h"
 #include "util/limits.h"
 #include "util/rng.h"
 #include "workload/program.h"
@@ -95,20 +95,6 @@ class Engine final : public SchedContext {
     CpuMask pending_allowed;
     SchedSettings pending_sched;
   };
-  // The Exec of each task, one heap object each: stable addresses as tasks are forked,
-  // and an index that costs the same whatever sizeof(Exec) is (a deque's depends on how
-  // many fit in its 512-byte blocks).
-  class ExecTable {
-   public:
-    Exec& operator[](TaskId id) { return *items_[static_cast<size_t>(id)]; }
-    const Exec& operator[](TaskId id) const { return *items_[static_cast<size_t>(id)]; }
-    Exec& emplace_back() { return *items_.emplace_back(std::make_unique<Exec>()); }
-    void reserve(size_t n) { items_.reserve(n); }
-
-   private:
-    std::vector<std::unique_ptr<Exec>> items_;
-  };
-
   struct Cpu {
     Time seg_start = 0;
     Time overhead_left = 0;
@@ -270,8 +256,9 @@ class Engine final : public SchedContext {
   EventSink& sink_;
   Rng rng_storage_;
   Agenda agenda_;
-  std::deque<Task> tasks_;  // stable addresses as tasks are forked
-  ExecTable execs_;
+  // By task id; stable addresses as tasks are forked.
+  ChunkedStore<Task> tasks_;
+  ChunkedStore<Exec> execs_;
   std::vector<Cpu> cpus_;
   std::vector<CpuId> pending_rescheds_;
   Time jiffy_at_ = -1;  // the pending jiffy entry's time, -1 if none
