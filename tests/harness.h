@@ -56,6 +56,7 @@ class FakeContext final : public SchedContext {
   bool resched_pending(CpuId cpu) const override { return pending.count(cpu) > 0; }
   void migrate_queued(Task&, CpuId, uint32_t) override {}
   void set_now(Time t) { now_ = t; }
+  void set_tasks(ChunkedStore<Task>* tasks) { task_store_ = tasks; }  // for task(id)
   void set_curr(CpuId cpu, Task* t) {
     SchedContext::set_curr(cpu, t);
     idle_cpus_.set(static_cast<size_t>(cpu), t == nullptr);
@@ -73,6 +74,7 @@ struct HandDriven {
     owned = make_policy(name, {}, "test");
     policy = dynamic_cast<Policy*>(owned.get());
     policy->attach(ctx);
+    ctx.set_tasks(&tasks);
   }
   // A new task, queued (custom slice and nice as sched_setattr would set them).
   Task& add(const std::string& name, Time custom_slice = 0, const Task* parent = nullptr,
@@ -132,7 +134,7 @@ struct HandDriven {
   FakeContext ctx;
   std::unique_ptr<SchedClass> owned;
   Policy* policy = nullptr;
-  std::deque<Task> tasks;
+  ChunkedStore<Task> tasks;
 };
 
 }  // namespace schedlab::test

@@ -17,6 +17,7 @@
 
 #include "events/event.h"
 #include "machine/machine.h"
+#include "util/chunked_store.h"
 #include "util/rng.h"
 #include "util/types.h"
 #include "workload/program.h"
@@ -96,6 +97,9 @@ class SchedContext {
   // The CPUs whose current task has an RT or deadline policy.
   const CpuMask& rt_or_deadline_cpus() const { return rt_or_deadline_cpus_; }
   Rng& rng() { return *rng_; }
+  // A task by id (every task the engine made keeps its id and address). Found from the id
+  // alone, so that its record and a class's entity can be read in parallel.
+  Task& task(TaskId id) const { return (*task_store_)[static_cast<size_t>(id)]; }
   // Ask the CPU to call schedule() at the next preemption point (now).
   virtual void resched(CpuId cpu) = 0;
   // A schedule() is already pending on the CPU (the kernel's TIF_NEED_RESCHED).
@@ -130,6 +134,7 @@ class SchedContext {
   CpuMask busy_cpus_;            // a current task
   CpuMask rt_or_deadline_cpus_;  // a current task of policy FIFO, RR or DEADLINE
   Rng* rng_ = nullptr;
+  ChunkedStore<Task>* task_store_ = nullptr;
 };
 
 class SchedClass {

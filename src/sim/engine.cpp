@@ -34,6 +34,7 @@ Engine::Engine(const Machine& machine, const Workload& workload, ClassStack clas
       rng_storage_(options_.seed),
       sync_(workload_) {
   machine_ = &machine_ref_;
+  task_store_ = &tasks_;
   tick_ns_ = machine.tick_ns();
   rng_ = &rng_storage_;
   cpu_curr_.assign(machine.cpus, nullptr);

@@ -30,8 +30,7 @@ void Engine::check_all_accounted() const {
   for (const auto& cls : stack_.classes)
     if (std::string problem = cls->check_invariants(); !problem.empty()) violation(problem);
   int running = 0;
-  for (size_t i = 0; i < tasks_.size(); ++i) {
-    const Task& t = tasks_[i];
+  for (const Task& t : tasks_) {
     if (execs_[t.id].exited) {
       if (t.on_cpu && cpu_curr_[t.cpu] != &t)
         violation(fmt::format("exited {} marked on a CPU", t.name));
@@ -74,7 +73,7 @@ void Engine::check_all_accounted() const {
 // equals CPUs x elapsed time.
 void Engine::check_conservation(Time end) const {
   Int128 total = 0;
-  for (size_t i = 0; i < tasks_.size(); ++i) total += tasks_[i].sum_exec_ns;
+  for (const Task& t : tasks_) total += t.sum_exec_ns;
   for (const Cpu& c : cpus_) total += c.overhead_ns + c.idle_ns;
   const Int128 expected = static_cast<Int128>(end) * machine_ref_.cpus;
   if (total != expected)

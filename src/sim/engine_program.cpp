@@ -652,8 +652,7 @@ std::string Engine::describe_wait(const Task& t) const {
 
 void Engine::deadlock() {
   std::string waits;
-  for (size_t i = 0; i < tasks_.size(); ++i) {
-    const Task& t = tasks_[i];
+  for (const Task& t : tasks_) {
     if (execs_[t.id].exited || execs_[t.id].spec->background) continue;
     if (t.runnable)
       violation(fmt::format("task {} is runnable but no CPU will ever run it", t.name));

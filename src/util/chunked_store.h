@@ -32,6 +32,27 @@ class ChunkedStore {
   }
   size_t size() const { return size_; }
 
+  // Every object in index order.
+  template <typename Store, typename Value>
+  class Iterator {
+   public:
+    Iterator(Store* store, size_t i) : store_(store), i_(i) {}
+    Value& operator*() const { return (*store_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const Iterator& other) const { return i_ == other.i_; }
+
+   private:
+    Store* store_;
+    size_t i_;
+  };
+  auto begin() { return Iterator<ChunkedStore, T>(this, 0); }
+  auto end() { return Iterator<ChunkedStore, T>(this, size_); }
+  auto begin() const { return Iterator<const ChunkedStore, const T>(this, 0); }
+  auto end() const { return Iterator<const ChunkedStore, const T>(this, size_); }
+
   // A new value-initialised object at the end.
   T& emplace_back() {
     if ((size_ >> kChunkBits) == chunks_.size())

@@ -118,9 +118,9 @@ class PrioArrays final : public balance::MovableTasks {
     dequeue(e);
   }
   // The first task of the best list of the active array (which must not be empty).
-  Entity& first(CpuId cpu) {
+  TaskId first_id(CpuId cpu) const {
     const PrioArray& a = rq_[cpu].arrays[rq_[cpu].active];
-    return se_[a.queue[std::countr_zero(a.bitmap)].head];
+    return a.queue[std::countr_zero(a.bitmap)].head;
   }
   bool expired(TaskId id) const {
     const Entity& e = se_[id];

@@ -238,7 +238,8 @@ Task* O1::pick_next(CpuId cpu) {
     expired_timestamp_[cpu] = 0;
     rq.best_expired_prio = kMaxPrio;
   }
-  Entity& next = q_.first(cpu);
+  const TaskId id = q_.first_id(cpu);
+  Entity& next = q_[id];
   const int64_t now = ctx_->now();
   if (next.sleep_type == SleepType::kInteractive || next.sleep_type == SleepType::kInterrupted) {
     int64_t credit = std::max<int64_t>(0, now - next.timestamp);
@@ -254,8 +255,8 @@ Task* O1::pick_next(CpuId cpu) {
   }
   next.sleep_type = SleepType::kNormal;
   next.timestamp = next.last_ran = now;
-  rq.curr = next.task->id;
-  return next.task;
+  rq.curr = id;
+  return &ctx_->task(id);  // from the id: not a load after the entity's
 }
 
 void O1::put_prev(CpuId cpu, Task& prev) {

@@ -235,10 +235,10 @@ Task* StaircaseDeadline::pick_next(CpuId cpu) {
   arrays::Queue& rq = q_.rq(cpu);
   if (rq.nr_running == 0) return nullptr;
   if (rq.arrays[rq.active].nr_active == 0) major_rotation(cpu);
-  Entity& next = q_.first(cpu);
-  next.exec_start = ctx_->now();
-  rq.curr = next.task->id;
-  return next.task;
+  const TaskId id = q_.first_id(cpu);
+  q_[id].exec_start = ctx_->now();
+  rq.curr = id;
+  return &ctx_->task(id);  // from the id: not a load after the entity's
 }
 
 void StaircaseDeadline::put_prev(CpuId cpu, Task& prev) {
