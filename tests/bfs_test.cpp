@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <deque>
 
 #include "harness.h"
 #include "policy/registry.h"
@@ -143,7 +142,8 @@ TEST(Bfs, ATaskFromAnotherDieIsPickedOnlyWhenItsWeightedDeadlineIsEarliest) {
     FakeContext ctx(m);
     std::unique_ptr<SchedClass> bfs = make_policy(policy, {}, "test");
     bfs->attach(ctx);
-    std::deque<Task> tasks;
+    ChunkedStore<Task> tasks;
+    ctx.set_tasks(&tasks);
     auto add = [&](const std::string& name, CpuId last_cpu, Time at_ms) -> Task& {
       ctx.set_now(at_ms * kNsPerMs);
       Task& t = tasks.emplace_back();

@@ -187,7 +187,8 @@ TEST(ClassStack, TheDeadlineClassRefusesWhatItCannotAdmitNamingTheTaskAndFigures
   FakeContext ctx(m);
   DlClass dl;
   dl.attach(ctx);
-  std::deque<Task> tasks;
+  ChunkedStore<Task> tasks;
+  ctx.set_tasks(&tasks);
   SchedSettings half;
   half.policy = SchedPolicy::kDeadline;
   half.dl_runtime_ns = 5 * kNsPerMs;

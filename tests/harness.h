@@ -2,7 +2,6 @@
 // came out: the metrics, the events and the task names.
 #pragma once
 
-#include <deque>
 #include <memory>
 #include <set>
 #include <string>

@@ -481,7 +481,7 @@ class Bfs final : public SchedClass {
     }
     heap_clean(x.expired, true);
     const TaskId id = !x.expired.empty() ? x.expired.front().id : x.pending.front().id;
-    return se_[id].task;
+    return &ctx_->task(id);
   }
 
   // earliest_deadline_task(): see the file comment.

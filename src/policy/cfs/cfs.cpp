@@ -270,7 +270,7 @@ Task* Cfs::pick_next(CpuId cpu) {
   if (rq.nr_running == 0) return nullptr;
   const TaskId id = pick_next_entity(rq);
   set_next_entity(cpu, id);
-  return q_[id].task;
+  return &ctx_->task(id);
 }
 
 // put_prev_task() and put_prev_entity(): a preempted task goes back into the timeline.

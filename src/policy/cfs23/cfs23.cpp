@@ -220,10 +220,11 @@ void Cfs23::dequeue(CpuId cpu, Task& t, DequeueKind how) {
 Task* Cfs23::pick_next(CpuId cpu) {
   RunQueue& rq = q_.rq(cpu);
   if (rq.nr_running == 0) return nullptr;
-  Entity& e = q_[rq.timeline.leftmost()];
+  const TaskId id = rq.timeline.leftmost();
+  Entity& e = q_[id];
   update_stats_wait_end(rq, e);
   q_.start_running(cpu, e);
-  return e.task;
+  return &ctx_->task(id);
 }
 
 // put_prev_entity(): the task keeps its place (its key is not refreshed) and waits.

@@ -340,7 +340,7 @@ Task* Eevdf::pick_next(CpuId cpu) {
     avg_vruntime_sub(rq, e);
     q_.start_running(cpu, e);
     e.vlag = e.deadline;  // the RUN_TO_PARITY mark: this slice is protected
-    return e.task;
+    return &ctx_->task(id);
   }
 }
 
