@@ -190,13 +190,20 @@ void Eevdf::place_entity(RunQueue& rq, Entity& e, bool initial) {
 TaskId Eevdf::pick_eevdf(RunQueue& rq, TaskId curr) {
   if (curr != kNoTask && (!q_[curr].on_rq || !entity_eligible(rq, q_[curr]))) curr = kNoTask;
   if (p_.RUN_TO_PARITY && curr != kNoTask && protect_slice(q_[curr])) return curr;
-  // entity_eligible() of a vruntime, with the sums taken once.
-  const VruntimeSums sums = vruntime_sums(rq);  // clang 14 cannot capture a structured binding
-  const Int128 avg = sums.sum;
-  const int64_t load = sums.load;
+  // entity_eligible() of a vruntime, with the sums taken once: (v - min_vruntime) x load
+  // <= sum holds exactly when v - min_vruntime <= floor(sum / load), one division for the
+  // pick instead of a 128-bit product per entity or block it looks at.
+  const VruntimeSums sums = vruntime_sums(rq);
   const int64_t min_vruntime = rq.min_vruntime;
-  const auto eligible = [&](int64_t vruntime) {
-    return avg >= static_cast<Int128>(vruntime - min_vruntime) * load;
+  int64_t most = sums.sum >= 0 ? std::numeric_limits<int64_t>::max()
+                               : std::numeric_limits<int64_t>::min();  // load 0: all or none
+  if (sums.load > 0) {
+    Int128 q = divide(sums.sum, sums.load);
+    if (q * sums.load > sums.sum) --q;  // towards minus infinity
+    most = static_cast<int64_t>(q);     // a weighted mean of int64 offsets: it fits
+  }
+  const auto eligible = [most, min_vruntime](int64_t vruntime) {
+    return vruntime - min_vruntime <= most;
   };
   const TaskId best = rq.deadlines.pick_without(tree_, curr, eligible);
   if (curr != kNoTask && (best == kNoTask || q_[curr].deadline < q_[best].deadline)) return curr;
