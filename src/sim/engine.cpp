@@ -149,8 +149,9 @@ EngineResult Engine::run() {
         break;
       }
       case AgendaKind::kTaskWake: {
+        // Both found from the id: their cache misses overlap.
         Task& t = tasks_[item.target()];
-        Exec& x = execs_[t.id];
+        Exec& x = execs_[item.target()];
         if (!x.spec->background) --workload_timers_;
         if (static_cast<uint32_t>(x.wake_generation) != item.generation() || t.runnable) break;
         if (x.timer_exit_done)
