@@ -30,7 +30,6 @@ class BlockList {
   // `seq` is larger than every queued entity's: after every entity of a smaller or equal
   // vruntime.
   void insert(TaskId id, int64_t vruntime, int64_t deadline, uint64_t seq) {
-    const Entry entry{vruntime, deadline, seq, id};
     ++size_;
     if (blocks_.empty()) blocks_.emplace_back();
     // The first block holding a larger vruntime, else the last.
@@ -49,16 +48,21 @@ class BlockList {
                             [](int64_t v, const Entry& x) { return v < x.vruntime; });
     }
     const auto from = static_cast<size_t>(at - e.begin());
-    e.insert(at, entry);
+    // Written field by field where it goes, and so into the block's summaries: an Entry
+    // built on the stack and copied whole is read back as 16-byte loads over its 8-byte
+    // stores, which the processor cannot forward.
+    e.emplace_back();
+    std::move_backward(e.begin() + static_cast<std::ptrdiff_t>(from), e.end() - 1, e.end());
+    const Entry& entry = set(e[from], vruntime, deadline, seq, id);
     if (long_block(*block)) {
       refresh_from(*block, e.size() == kLinear + 1 ? 0 : from);  // just grew long: all
     } else if (e.size() == 1) {
-      block->min = entry;
+      set(block->min, vruntime, deadline, seq, id);
       block->min_known = true;
     } else if (block->min_known && earlier(entry, block->min)) {
-      block->min = entry;
+      set(block->min, vruntime, deadline, seq, id);
     }
-    block->last = e.back();
+    if (from + 1 == e.size()) set(block->last, vruntime, deadline, seq, id);
     if (e.size() > kBlock) split(block);
   }
 
@@ -193,6 +197,13 @@ class BlockList {
   };
 
   static bool long_block(const Block& b) { return b.entries.size() > kLinear; }
+  static const Entry& set(Entry& to, int64_t vruntime, int64_t deadline, uint64_t seq, TaskId id) {
+    to.vruntime = vruntime;
+    to.deadline = deadline;
+    to.seq = seq;
+    to.id = id;
+    return to;
+  }
   static bool before(const Entry& a, const Entry& b) {
     return a.vruntime != b.vruntime ? a.vruntime < b.vruntime : a.seq < b.seq;
   }
