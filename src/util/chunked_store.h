@@ -26,10 +26,7 @@ class ChunkedStore {
   }
 
   T& operator[](size_t i) { return *std::launder(slot(i)); }
-  const T& operator[](size_t i) const {
-    return *std::launder(reinterpret_cast<const T*>(chunks_[i >> kChunkBits]->bytes) +
-                         (i & (kChunk - 1)));
-  }
+  const T& operator[](size_t i) const { return *std::launder(slot(i)); }
   size_t size() const { return size_; }
 
   // Every object in index order.
@@ -69,6 +66,9 @@ class ChunkedStore {
   };
   T* slot(size_t i) {
     return reinterpret_cast<T*>(chunks_[i >> kChunkBits]->bytes) + (i & (kChunk - 1));
+  }
+  const T* slot(size_t i) const {
+    return reinterpret_cast<const T*>(chunks_[i >> kChunkBits]->bytes) + (i & (kChunk - 1));
   }
 
   std::vector<std::unique_ptr<Chunk>> chunks_;
