@@ -14,6 +14,13 @@
 namespace schedlab {
 namespace {
 
+// Starts `a` on a run of `cpus` CPUs, as the engine does before any event.
+void begin_run(Analyzer& a, int cpus) {
+  RunInfo info;
+  info.cpus = cpus;
+  a.begin(info);
+}
+
 // Tells `a` of a task, as the engine or a trace reader does when one appears.
 void add_task(Analyzer& a, TaskId id, std::string name, const CpuMask& allowed) {
   TaskInfo t;
@@ -126,9 +133,7 @@ TEST(Analyzer, IdleWhileRunnableCountsWaitersThisCpuMayRun) {
   //  20    C blocks, A runs; D still waits for CPU 1 until the end at 25
   // CPU 1: [15, 25) = 10 ms. CPU 0 is never idle.
   Analyzer a;
-  RunInfo info;
-  info.cpus = 2;
-  a.begin(info);
+  begin_run(a, 2);
   CpuMask only0, only1;
   only0.set(0);
   only1.set(1);
@@ -163,9 +168,7 @@ TEST(Analyzer, IdleWhileRunnableCountsWaitersThisCpuMayRun) {
 // run, and a trace's woken task switched out as preempted without a switch-in between.
 TEST(Analyzer, TaskFiguresAcrossMigrationsPreemptionsAndATracesOddOrder) {
   Analyzer a;
-  RunInfo info;
-  info.cpus = 2;
-  a.begin(info);
+  begin_run(a, 2);
   add_task(a, 0, "A", all_cpus(2));
   add_task(a, 1, "B", all_cpus(2));
   const Time ms = kNsPerMs;
@@ -217,9 +220,7 @@ TEST(Analyzer, TaskFiguresAcrossMigrationsPreemptionsAndATracesOddOrder) {
 // with the last batch only part full at the end, it is what the task ran on each CPU.
 TEST(Analyzer, ResidencyAcrossManyMigrations) {
   Analyzer a;
-  RunInfo info;
-  info.cpus = 3;
-  a.begin(info);
+  begin_run(a, 3);
   add_task(a, 0, "A", all_cpus(3));
   const Time us = kNsPerUs;
   a.event(SchedEvent{0, EventType::kWakeupNew, 0, 0, 0, kNoTask, 0, 0});
