@@ -1,6 +1,6 @@
-// The host runner's LWLock (host_runner.cpp, the rules of sim/lwlock.h on real threads):
-// exclusive holds never overlap any other hold, shared holds may, and every waiter is
-// woken in the end (the run completes every loop).
+// The host runner's LWLock and InnoDB rw-lock (host_runner.cpp, the rules of sim/lwlock.h
+// and sim/innodb_rw_lock.h on real threads): exclusive holds never overlap any other hold,
+// shared holds may, and every waiter is woken in the end (the run completes every loop).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,18 +13,16 @@
 namespace schedlab {
 namespace {
 
-TEST(HostLwLock, ExclusiveHoldsNeverOverlapAndEveryLoopCompletes) {
+// Runs `json` on the host, whose tasks mark "in_x" or "in_s" as they take the lock and
+// "out" before they release it; expects `holds` holds and returns how many pairs of them
+// overlapped with one of the two exclusive.
+int exclusive_overlaps(const char* json, size_t expected_holds) {
   const test::TempDir dir;
   HostRunOptions o;
   o.cache_dir = dir.path().string();
   o.duration_ns = 20 * kNsPerSec;  // a bound only: the run ends when its loops do
-  const char* json = R"({"tasks": {
-      "x": {"instance": 2, "loop": 200, "lwlock_acquire": "L", "mark": "in_x", "run": 20,
-            "mark1": "out", "lwlock_release": "L"},
-      "s": {"instance": 3, "loop": 200, "lwlock_acquire": {"ref": "L", "mode": "shared"},
-            "mark": "in_s", "run": 20, "mark1": "out", "lwlock_release": "L"}}})";
   const HostRunResult r = run_on_host(scenario_from_text(json, "s.json"), o);
-  ASSERT_FALSE(r.timed_out);
+  EXPECT_FALSE(r.timed_out);
   const auto& names = r.record.mark_names;
   auto index = [&](const char* n) {
     return static_cast<int32_t>(std::find(names.begin(), names.end(), n) - names.begin());
@@ -41,14 +39,36 @@ TEST(HostLwLock, ExclusiveHoldsNeverOverlapAndEveryLoopCompletes) {
     if (e.arg == in_x || e.arg == in_s) open[e.tid] = {e.time_ns, e.arg == in_x};
     if (e.arg == out) holds.push_back({open.at(e.tid).first, e.time_ns, open.at(e.tid).second});
   }
-  ASSERT_EQ(holds.size(), 5u * 200u);
+  EXPECT_EQ(holds.size(), expected_holds);
   std::sort(holds.begin(), holds.end(),
             [](const Hold& a, const Hold& b) { return a.from < b.from; });
   int overlaps = 0;
   for (size_t i = 0; i < holds.size(); ++i)
     for (size_t j = i + 1; j < holds.size() && holds[j].from < holds[i].to; ++j)
       overlaps += holds[i].exclusive || holds[j].exclusive;
-  EXPECT_EQ(overlaps, 0);
+  return overlaps;
+}
+
+TEST(HostLwLock, ExclusiveHoldsNeverOverlapAndEveryLoopCompletes) {
+  EXPECT_EQ(exclusive_overlaps(R"({"tasks": {
+      "x": {"instance": 2, "loop": 200, "lwlock_acquire": "L", "mark": "in_x", "run": 20,
+            "mark1": "out", "lwlock_release": "L"},
+      "s": {"instance": 3, "loop": 200, "lwlock_acquire": {"ref": "L", "mode": "shared"},
+            "mark": "in_s", "run": 20, "mark1": "out", "lwlock_release": "L"}}})",
+                               5u * 200u),
+            0);
+}
+
+// The same with InnoDB's rw-lock: spins, yields, event waits and the WAIT_EX reservation
+// all on real threads.
+TEST(HostInnodbRwLock, ExclusiveHoldsNeverOverlapAndEveryLoopCompletes) {
+  EXPECT_EQ(exclusive_overlaps(R"({"tasks": {
+      "x": {"instance": 2, "loop": 200, "innodb_rw_lock": "L", "mark": "in_x", "run": 20,
+            "mark1": "out", "innodb_rw_unlock": "L"},
+      "s": {"instance": 3, "loop": 200, "innodb_rw_lock": {"ref": "L", "mode": "shared"},
+            "mark": "in_s", "run": 20, "mark1": "out", "innodb_rw_unlock": "L"}}})",
+                               5u * 200u),
+            0);
 }
 
 }  // namespace

@@ -58,6 +58,8 @@ const char* block_reason_name(BlockReason r) {
       return "semaphore";
     case BlockReason::kLwLock:
       return "lwlock";
+    case BlockReason::kInnodbRwLock:
+      return "innodb_rw_lock";
   }
   return "?";
 }

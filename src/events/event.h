@@ -53,7 +53,8 @@ enum class BlockReason : uint8_t {
   kSpinSleep,
   kSpinBlock,
   kSemaphore,
-  kLwLock  // queued on a PostgreSQL LWLock, asleep on its semaphore
+  kLwLock,       // queued on a PostgreSQL LWLock, asleep on its semaphore
+  kInnodbRwLock  // waiting on an InnoDB rw-lock's event
 };
 
 const char* event_type_name(EventType t);

@@ -30,6 +30,7 @@
 #include "host/busy_loop.h"
 #include "host/tracefs.h"
 #include "host/user_dirs.h"
+#include "sim/innodb_rw_lock.h"  // RwWriter
 #include "util/error.h"
 #include "util/rng.h"
 
@@ -218,6 +219,19 @@ struct LwLock : Waitable {
   int exclusive = 0, shared = 0;
   bool release_ok = true;
 };
+// MySQL 5.1's InnoDB rw-lock (sim/innodb_rw_lock.h has the rules and their source): its
+// state changed under `m` (on the host the program's spin_lock of the rw-lock's mutex
+// guards the first try, `m` every change); the spin phase reads the fields without `m`,
+// so they are atomic. `event_sets` counts os_event_set calls: a waiter sleeps until it
+// changes.
+struct InnodbRwLock : Waitable {
+  std::atomic<int> readers{0};
+  std::atomic<RwWriter> writer{RwWriter::kNotLocked};
+  std::atomic<int64_t> writer_thread{-1};  // Thread::id of EX or of the WAIT_EX reservation
+  int writer_count = 0;
+  bool waiters = false;
+  uint64_t event_sets = 0;
+};
 struct Barrier : Waitable {
   int arrived = 0;
   uint64_t generation = 0;
@@ -265,6 +279,7 @@ class Runner {
     counters_ = std::vector<Counter>(w_.counters.size());
     semaphores_ = std::vector<Semaphore>(w_.semaphores.size());
     lwlocks_ = std::vector<LwLock>(w_.lwlocks.size());
+    innodb_rwlocks_ = std::vector<InnodbRwLock>(w_.innodb_rwlocks.size());
     for (size_t i = 0; i < semaphores_.size() && i < w_.semaphore_initial.size(); ++i)
       semaphores_[i].value = w_.semaphore_initial[i];
     spinlocks_ = std::vector<SpinLock>(w_.spinlocks.size());
@@ -394,6 +409,7 @@ class Runner {
     for (auto& x : semaphores_) v.push_back(&x);
     for (auto& x : spinlocks_) v.push_back(&x);
     for (auto& x : lwlocks_) v.push_back(&x);
+    for (auto& x : innodb_rwlocks_) v.push_back(&x);
     return v;
   }
 
@@ -623,6 +639,10 @@ class Runner {
         return lwlock_acquire(t, s);
       case Op::kLwLockRelease:
         return lwlock_release(s);
+      case Op::kInnodbRwLock:
+        return innodb_rw_lock(t, s);
+      case Op::kInnodbRwUnlock:
+        return innodb_rw_unlock(t, s);
       case Op::kAdvance:
         return advance(s.object, s.amount);
       case Op::kWaitProgress:
@@ -821,6 +841,102 @@ class Runner {
     return true;
   }
 
+  // Under `m`: rw_lock_s_lock_low or rw_lock_x_lock_low (sim/innodb_rw_lock.cpp's rules).
+  static bool innodb_rw_try(InnodbRwLock& l, const Thread& t, bool exclusive) {
+    if (!exclusive) {
+      if (l.writer != RwWriter::kNotLocked) return false;
+      ++l.readers;
+      return true;
+    }
+    if (l.writer == RwWriter::kNotLocked) {
+      l.writer_thread = t.id;
+      l.writer = l.readers > 0 ? RwWriter::kWaitEx : RwWriter::kEx;
+      l.writer_count = l.readers > 0 ? 0 : 1;
+      return l.writer == RwWriter::kEx;
+    }
+    if (l.writer_thread != t.id) return false;
+    if (l.writer == RwWriter::kWaitEx) {
+      if (l.readers > 0) return false;
+      l.writer = RwWriter::kEx;
+      l.writer_count = 1;
+      return true;
+    }
+    ++l.writer_count;
+    return true;
+  }
+  static bool innodb_rw_spin_over(const InnodbRwLock& l, const Thread& t, bool exclusive) {
+    if (exclusive && l.writer == RwWriter::kWaitEx && l.writer_thread == t.id)
+      return l.readers == 0;
+    return l.writer == RwWriter::kNotLocked;
+  }
+
+  // 5.1.45's rw-lock acquisition: a try under the mutex (held by the step before, let go
+  // here); the spin of spin_rounds random delays while the awaited field is busy, a
+  // sched_yield if all were spent; a try under `m`; then the event, and over again (S from
+  // the spin, X from a try). On the host the tries after the first take only `m`.
+  bool innodb_rw_lock(Thread& t, const Step& s) {
+    InnodbRwLock& l = innodb_rwlocks_[s.object];
+    const auto lock = static_cast<size_t>(s.object);
+    const SpinLockConfig& cfg = w_.spin_configs[w_.innodb_rwlock_spin_config[lock]];
+    const bool exclusive = s.amount == static_cast<int64_t>(LwLockMode::kExclusive);
+    bool mutex_held = true, spin_first = false;
+    while (!stop_) {
+      if (!spin_first) {
+        std::lock_guard<std::mutex> g(l.m);
+        if (mutex_held) spin_unlock(w_.innodb_rwlock_mutex[lock]);
+        mutex_held = false;
+        if (innodb_rw_try(l, t, exclusive)) return true;
+      }
+      int round = 0;
+      for (; round < cfg.spin_rounds && !innodb_rw_spin_over(l, t, exclusive); ++round) {
+        const Time units = static_cast<Time>(
+            t.rng.below(static_cast<uint64_t>(std::max(0, cfg.round_delay_max)) + 1));
+        const Time end = mono_now() + units * cfg.delay_unit_ns;
+        while (mono_now() < end) {
+        }
+      }
+      if (round == cfg.spin_rounds) {
+        job_end(t);  // a yield ends a deadline task's job
+        sched_yield();
+      }
+      std::unique_lock<std::mutex> g(l.m);
+      if (innodb_rw_try(l, t, exclusive)) return true;
+      l.waiters = true;
+      const uint64_t sets = l.event_sets;
+      if (!blocking(t, [&] {
+            l.cv.wait(g, [&] { return l.event_sets != sets || stop_; });
+            return !stop_;
+          }))
+        return false;
+      spin_first = !exclusive;
+    }
+    return false;
+  }
+
+  // rw_lock_s_unlock_func / rw_lock_x_unlock_func: the hold dropped under `m`, the event
+  // set if waiters were flagged and the lock is free of its holders' kind.
+  bool innodb_rw_unlock(const Thread& t, const Step& s) {
+    InnodbRwLock& l = innodb_rwlocks_[s.object];
+    std::lock_guard<std::mutex> g(l.m);
+    spin_unlock(w_.innodb_rwlock_mutex[static_cast<size_t>(s.object)]);
+    bool signal = false;
+    if (l.writer == RwWriter::kEx && l.writer_thread == t.id) {
+      if (--l.writer_count == 0) {
+        l.writer_thread = -1;
+        l.writer = RwWriter::kNotLocked;
+        signal = l.waiters;
+      }
+    } else if (l.readers > 0) {
+      signal = --l.readers == 0 && l.waiters;
+    }
+    if (signal) {
+      l.waiters = false;
+      ++l.event_sets;
+      l.cv.notify_all();
+    }
+    return true;
+  }
+
   // A post serves the waiters in order of arrival, handing each what it needs, while it
   // covers the first one's need (the simulator's rule).
   bool sem_post(int32_t object, int64_t amount) {
@@ -1001,6 +1117,7 @@ class Runner {
   std::vector<Counter> counters_;
   std::vector<Semaphore> semaphores_;
   std::vector<LwLock> lwlocks_;
+  std::vector<InnodbRwLock> innodb_rwlocks_;
   std::vector<SpinLock> spinlocks_;
   std::vector<SharedTimer> timers_;
   std::vector<std::atomic<int>> fork_counts_;

@@ -124,7 +124,8 @@ EngineResult Engine::run() {
                              workload_.spinlocks.names,
                              workload_.spinlocks.names,
                              workload_.semaphores.names,
-                             workload_.lwlocks.names};
+                             workload_.lwlocks.names,
+                             workload_.innodb_rwlocks.names};
   for (const TaskSpec& spec : workload_.tasks)
     if (spec.delay_ns <= 0) info.tasks_at_start += static_cast<size_t>(spec.instances);
   sink_.begin(info);
@@ -587,6 +588,13 @@ void Engine::switch_to(CpuId cpu, Task* prev, Task* next) {
       nx.spin_left = 0;
     }
   }
+  if (nx.burst == Burst::kRwSpin) {
+    // Back on a CPU while spinning on an InnoDB rw-lock: a field freed meanwhile ends it.
+    const Step& s = nx.spec->phases[nx.phase].steps[nx.step];
+    if (innodb_rw_spin_over(sync_.innodb_rwlocks[s.object], next->id,
+                            static_cast<LwLockMode>(s.amount)))
+      nx.spin_left = 0;
+  }
   if (nx.burst == Burst::kNone)
     advance_program(cpu);
   else
@@ -620,7 +628,7 @@ void Engine::account(CpuId cpu) {
       c.slowdown_carry = static_cast<int64_t>(done % (1024 + c.slowdown_q10));
     }
     if (x.work_scaled < 0) x.work_scaled = 0;
-  } else if (x.burst == Burst::kSpin) {
+  } else if (x.burst == Burst::kSpin || x.burst == Burst::kRwSpin) {
     x.spin_left = std::max<Time>(0, x.spin_left - progress);
   }
 }
@@ -647,6 +655,7 @@ void Engine::arm_burst(CpuId cpu) {
       end = std::max(base, x.runtime_end);
       break;
     case Burst::kSpin:
+    case Burst::kRwSpin:
       end = base + x.spin_left;
       break;
     case Burst::kNone:
@@ -718,6 +727,10 @@ void Engine::on_burst_end(CpuId cpu) {
       spin_attempt_failed(cpu, t, x);
       return;
     }
+  }
+  if (finished == Burst::kRwSpin) {
+    innodb_rw_spin_ended(cpu, t, x);
+    return;
   }
   advance_program(cpu);
 }

@@ -57,7 +57,12 @@ class Engine final : public SchedContext {
   const ClassStack& classes() const { return stack_; }
 
  private:
-  enum class Burst : uint8_t { kNone, kWork, kRuntime, kSpin };
+  // kRwSpin: an InnoDB rw-lock's spin phase (spin_left), ended early once the field it
+  // spins on frees.
+  enum class Burst : uint8_t { kNone, kWork, kRuntime, kSpin, kRwSpin };
+  // Where an InnoDB rw-lock acquisition is (sim/innodb_rw_lock.h): the first try under
+  // the mutex, the spin (without it), the try after the spin.
+  enum class RwStage : uint8_t { kTry, kSpin, kRetry };
 
   // Engine-private state of a task: where it is in its program.
   // Fields used on every switch first (two cache lines), the rarely used ones after.
@@ -87,10 +92,11 @@ class Engine final : public SchedContext {
     // spinlock acquisition in progress
     int spin_yields = 0, spin_sleeps = 0;
     Time spin_delay = 0;
-    bool spin_contended = false;  // this acquisition went through s_lock's spin loop
-    int spins_per_delay = 100;    // PostgreSQL 8.4 s_lock's per-backend count (adaptive)
-    bool lwlock_retry = false;    // woken from an LWLock queue: 8.4's `retry`
-    bool sem_slept = false;       // sem_wait's one sleep before queueing is spent
+    bool spin_contended = false;       // this acquisition went through s_lock's spin loop
+    int spins_per_delay = 100;         // PostgreSQL 8.4 s_lock's per-backend count (adaptive)
+    bool lwlock_retry = false;         // woken from an LWLock queue: 8.4's `retry`
+    RwStage rw_stage = RwStage::kTry;  // InnoDB rw-lock acquisition in progress
+    bool sem_slept = false;            // sem_wait's one sleep before queueing is spent
     std::vector<std::pair<int32_t, Time>> unique_timers;  // timer id, next expiry
     CpuMask pending_allowed;
     SchedSettings pending_sched;
@@ -211,6 +217,14 @@ class Engine final : public SchedContext {
   StepResult step_lwlock_acquire(Task& t, Exec& x, const Step& s);
   StepResult step_lwlock_release(CpuId cpu, Task& t, const Step& s);
   void check_lwlock_mutex(const Task& t, const Step& s) const;
+  // InnoDB rw-locks (sim/innodb_rw_lock.h)
+  StepResult step_innodb_rw_lock(CpuId cpu, Task& t, Exec& x, const Step& s);
+  StepResult step_innodb_rw_unlock(CpuId cpu, Task& t, const Step& s);
+  StepResult innodb_rw_spin(CpuId cpu, Task& t, Exec& x, const Step& s);
+  void innodb_rw_spin_ended(CpuId cpu, Task& t, Exec& x);
+  void check_innodb_rw_mutex(const Task& t, const Step& s) const;
+  size_t innodb_rw_mutex_step(const Task& t, const Exec& x, const Step& s) const;
+  void end_finished_rw_spins(InnodbRwLockState& lock);
   void wake_all(const std::vector<TaskId>& waiters, CpuId cpu, const Task& waker);
   bool next_step(Task& t, Exec& x);    // false: the task stopped (exit, requeue, start sleep)
   bool enter_phase(Task& t, Exec& x);  // false: attributes change first

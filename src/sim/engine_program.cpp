@@ -244,6 +244,11 @@ Engine::StepResult Engine::execute_step(CpuId cpu, Task& t, Exec& x, const Step&
       return step_lwlock_acquire(t, x, s);
     case Op::kLwLockRelease:
       return step_lwlock_release(cpu, t, s);
+    case Op::kInnodbRwLock:
+      --x.step;  // done only once the lock is taken
+      return step_innodb_rw_lock(cpu, t, x, s);
+    case Op::kInnodbRwUnlock:
+      return step_innodb_rw_unlock(cpu, t, s);
   }
   return StepResult::kContinue;
 }
@@ -618,6 +623,135 @@ Engine::StepResult Engine::step_lwlock_release(CpuId cpu, Task& t, const Step& s
   return StepResult::kContinue;
 }
 
+// An InnoDB rw-lock step runs with the rw-lock's mutex held (innodb_rw_lock_steps.h),
+// except in the spin phase.
+void Engine::check_innodb_rw_mutex(const Task& t, const Step& s) const {
+  const int32_t mutex = workload_.innodb_rwlock_mutex[static_cast<size_t>(s.object)];
+  if (sync_.spinlocks[mutex].owner != t.id)
+    throw WorkloadError(fmt::format(
+        "task {} does {} on InnoDB rw-lock '{}' without holding its mutex '{}'", t.name,
+        op_name(s.op), workload_.innodb_rwlocks.names[s.object], workload_.spinlocks.names[mutex]));
+}
+
+// The index of the spin_lock step of the rw-lock's mutex before the current step: where a
+// try under the mutex starts.
+size_t Engine::innodb_rw_mutex_step(const Task& t, const Exec& x, const Step& s) const {
+  const int32_t mutex = workload_.innodb_rwlock_mutex[static_cast<size_t>(s.object)];
+  const std::vector<Step>& steps = x.spec->phases[x.phase].steps;
+  size_t at = x.step;
+  while (at > 0 && !(steps[at - 1].op == Op::kSpinLock && steps[at - 1].object == mutex)) --at;
+  if (at == 0)
+    throw WorkloadError(fmt::format("task {}: innodb_rw_lock of '{}' follows no spin_lock of '{}'",
+                                    t.name, workload_.innodb_rwlocks.names[s.object],
+                                    workload_.spinlocks.names[mutex]));
+  return at - 1;
+}
+
+// 5.1.45's rw_lock_s_lock_func/rw_lock_s_lock_spin and rw_lock_x_lock_func
+// (sim/innodb_rw_lock.h). x.step is this step's index; x.rw_stage says which pass this is.
+Engine::StepResult Engine::step_innodb_rw_lock(CpuId cpu, Task& t, Exec& x, const Step& s) {
+  if (x.rw_stage == RwStage::kSpin) return innodb_rw_spin(cpu, t, x, s);
+  check_innodb_rw_mutex(t, s);
+  InnodbRwLockState& lock = sync_.innodb_rwlocks[s.object];
+  const auto mode = static_cast<LwLockMode>(s.amount);
+  const int32_t mutex = workload_.innodb_rwlock_mutex[static_cast<size_t>(s.object)];
+  if (innodb_rw_try(lock, t.id, mode) == RwTry::kGranted) {
+    ++x.step;
+    x.rw_stage = RwStage::kTry;
+    spin_unlock(t, mutex);
+    return StepResult::kContinue;
+  }
+  if (x.rw_stage == RwStage::kTry) {  // the first try failed: spin, without the mutex
+    x.rw_stage = RwStage::kSpin;
+    spin_unlock(t, mutex);
+    return innodb_rw_spin(cpu, t, x, s);
+  }
+  // The try after the spin failed too: wait on the event. Woken, S spins first, X tries.
+  lock.waiters = true;
+  lock.event_waiters.push_back(t.id);
+  if (mode == LwLockMode::kShared) {
+    x.rw_stage = RwStage::kSpin;
+  } else {
+    x.rw_stage = RwStage::kTry;
+    x.step = innodb_rw_mutex_step(t, x, s);
+  }
+  spin_unlock(t, mutex);
+  block(t, BlockReason::kInnodbRwLock, s.object);
+  return StepResult::kStop;
+}
+
+// The spin phase: SYNC_SPIN_ROUNDS random delays (the config's, drawn as the mutex's) while
+// the awaited field is busy; over at once if it is free already.
+Engine::StepResult Engine::innodb_rw_spin(CpuId cpu, Task& t, Exec& x, const Step& s) {
+  InnodbRwLockState& lock = sync_.innodb_rwlocks[s.object];
+  if (innodb_rw_spin_over(lock, t.id, static_cast<LwLockMode>(s.amount))) {
+    x.rw_stage = RwStage::kRetry;
+    x.step = innodb_rw_mutex_step(t, x, s);
+    return StepResult::kContinue;
+  }
+  const int64_t config = workload_.innodb_rwlock_spin_config[static_cast<size_t>(s.object)];
+  const Time spin = innodb_spin(workload_.spin_configs[config], *rng_);
+  lock.spinners.push_back(t.id);
+  if (spin == 0) {
+    innodb_rw_spin_ended(cpu, t, x);
+    return StepResult::kStop;
+  }
+  x.burst = Burst::kRwSpin;
+  x.spin_left = spin;
+  return StepResult::kBurst;
+}
+
+// The spin is over: every round spent (then os_thread_yield) or the field freed. Either
+// way the try under the mutex comes next.
+void Engine::innodb_rw_spin_ended(CpuId cpu, Task& t, Exec& x) {
+  const Step& s = x.spec->phases[x.phase].steps[x.step];
+  InnodbRwLockState& lock = sync_.innodb_rwlocks[s.object];
+  std::erase(lock.spinners, t.id);
+  const bool freed = innodb_rw_spin_over(lock, t.id, static_cast<LwLockMode>(s.amount));
+  x.rw_stage = RwStage::kRetry;
+  x.step = innodb_rw_mutex_step(t, x, s);
+  if (freed) {
+    advance_program(cpu);
+    return;
+  }
+  class_of(t).yield(cpu);
+  resched(cpu);
+}
+
+// A spinner on a CPU sees the field it spins on free and stops at once; one off its CPU
+// finds out when it runs again (switch_to).
+void Engine::end_finished_rw_spins(InnodbRwLockState& lock) {
+  for (const TaskId id : lock.spinners) {
+    Task& s = tasks_[id];
+    Exec& sx = execs_[id];
+    if (!s.on_cpu || sx.burst != Burst::kRwSpin || sx.spin_left == 0) continue;
+    const Step& step = sx.spec->phases[sx.phase].steps[sx.step];
+    if (!innodb_rw_spin_over(lock, id, static_cast<LwLockMode>(step.amount))) continue;
+    account(s.cpu);
+    sx.spin_left = 0;
+    arm_burst(s.cpu);
+  }
+}
+
+// rw_lock_s_unlock_func / rw_lock_x_unlock_func: the state change under the mutex, the
+// mutex released, then the event set if waiters were flagged.
+Engine::StepResult Engine::step_innodb_rw_unlock(CpuId cpu, Task& t, const Step& s) {
+  check_innodb_rw_mutex(t, s);
+  InnodbRwLockState& lock = sync_.innodb_rwlocks[s.object];
+  bool signal = false;
+  if (!innodb_rw_unlock(lock, t.id, signal))
+    throw WorkloadError(fmt::format("task {} unlocks InnoDB rw-lock '{}', which it does not hold",
+                                    t.name, workload_.innodb_rwlocks.names[s.object]));
+  spin_unlock(t, workload_.innodb_rwlock_mutex[static_cast<size_t>(s.object)]);
+  end_finished_rw_spins(lock);
+  if (signal) {
+    std::vector<TaskId> woken = std::move(lock.event_waiters);
+    lock.event_waiters.clear();
+    wake_all(woken, cpu, t);
+  }
+  return StepResult::kContinue;
+}
+
 std::string Engine::describe_wait(const Task& t) const {
   const Exec& x = execs_[t.id];
   const int32_t o = x.block_object;
@@ -645,6 +779,13 @@ std::string Engine::describe_wait(const Task& t) const {
                          workload_.semaphores.names[o], sync_.semaphores[o].value);
     case BlockReason::kLwLock:
       return fmt::format("{} waits for LWLock '{}'", t.name, workload_.lwlocks.names[o]);
+    case BlockReason::kInnodbRwLock: {
+      const InnodbRwLockState& l = sync_.innodb_rwlocks[o];
+      return fmt::format(
+          "{} waits for InnoDB rw-lock '{}' ({} readers, writer {})", t.name,
+          workload_.innodb_rwlocks.names[o], l.reader_count,
+          l.writer == RwWriter::kNotLocked ? std::string("none") : holder(l.writer_task));
+    }
     default:
       return fmt::format("{} sleeps", t.name);
   }

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/innodb_rw_lock.h"
 #include "sim/lwlock.h"
 #include "util/types.h"
 #include "workload/program.h"
@@ -63,7 +64,8 @@ struct SyncObjects {
         timers(w.timers.size()),
         spinlocks(w.spinlocks.size()),
         semaphores(w.semaphores.size()),
-        lwlocks(w.lwlocks.size()) {
+        lwlocks(w.lwlocks.size()),
+        innodb_rwlocks(w.innodb_rwlocks.size()) {
     for (size_t i = 0; i < w.semaphore_initial.size() && i < semaphores.size(); ++i)
       semaphores[i].value = w.semaphore_initial[i];
   }
@@ -77,6 +79,7 @@ struct SyncObjects {
   std::vector<SpinLockState> spinlocks;
   std::vector<SemaphoreState> semaphores;
   std::vector<LwLockState> lwlocks;
+  std::vector<InnodbRwLockState> innodb_rwlocks;
 };
 
 }  // namespace schedlab

@@ -67,6 +67,10 @@ const char* op_name(Op op) {
       return "lwlock_acquire";
     case Op::kLwLockRelease:
       return "lwlock_release";
+    case Op::kInnodbRwLock:
+      return "innodb_rw_lock";
+    case Op::kInnodbRwUnlock:
+      return "innodb_rw_unlock";
   }
   return "?";
 }

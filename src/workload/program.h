@@ -43,8 +43,15 @@ enum class Op : uint8_t {
   // append_lwlock_acquire/release (workload/lwlock_steps.h) write the sequence.
   kLwLockAcquire,
   kLwLockRelease,
+  // MySQL 5.1's InnoDB rw-lock (src/sim/innodb_rw_lock.h), `amount` its LwLockMode. Each
+  // follows a spin_lock of the rw-lock's own InnoDB mutex (workload innodb_rwlock_mutex)
+  // and releases it; append_innodb_rw_lock/unlock (workload/innodb_rw_lock_steps.h) write
+  // the sequence.
+  kInnodbRwLock,
+  kInnodbRwUnlock,
 };
 
+// The mode of a PostgreSQL LWLock and of an InnoDB rw-lock.
 enum class LwLockMode : uint8_t { kShared = 0, kExclusive = 1 };
 
 const char* op_name(Op op);
@@ -180,6 +187,11 @@ struct Workload {
   std::vector<SpinLockConfig> spin_configs;  // per spinlock
   NameTable lwlocks;
   std::vector<int32_t> lwlock_mutex;  // per LWLock: its mutex, a spinlock
+  NameTable innodb_rwlocks;
+  std::vector<int32_t> innodb_rwlock_mutex;  // per rw-lock: its mutex, a spinlock
+  // Per rw-lock: its spin phase (spin_rounds, round_delay_max, delay_unit_ns), an index
+  // into spin_configs; the server's one setting for every latch.
+  std::vector<int64_t> innodb_rwlock_spin_config;
 };
 
 }  // namespace schedlab

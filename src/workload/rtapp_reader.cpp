@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "workload/innodb_rw_lock_steps.h"
 #include "workload/lwlock_steps.h"
 
 namespace schedlab {
@@ -38,6 +39,8 @@ constexpr std::pair<const char*, Op> kEventPrefixes[] = {
     {"spin_unlock", Op::kSpinUnlock},
     {"lwlock_acquire", Op::kLwLockAcquire},
     {"lwlock_release", Op::kLwLockRelease},
+    {"innodb_rw_lock", Op::kInnodbRwLock},
+    {"innodb_rw_unlock", Op::kInnodbRwUnlock},
     {"advance", Op::kAdvance},
     {"mark", Op::kMark},
 };
@@ -340,6 +343,8 @@ class RtAppParser {
                 std::vector<Step>& steps) {
     if (op == Op::kLwLockAcquire || op == Op::kLwLockRelease)
       read_lwlock(op, v, key, steps);
+    else if (op == Op::kInnodbRwLock || op == Op::kInnodbRwUnlock)
+      read_innodb_rw_lock(op, v, key, steps);
     else
       steps.push_back(read_step(op, v, key, task, phase, steps.size()));
   }
@@ -385,6 +390,79 @@ class RtAppParser {
       append_lwlock_acquire(w_, steps, lock, mode, config, mutex_ns);
     else
       append_lwlock_release(w_, steps, lock, config, mutex_ns);
+  }
+
+  // "innodb_rw_lock": name (exclusive) | {"ref", "mode": "shared" | "exclusive",
+  // "mutex_ns", "spin_rounds", "spin_wait_delay", "delay_unit_ns"}; "innodb_rw_unlock":
+  // name | {"ref", "mutex_ns"}. The rw-lock's mutex and its own spin wait as MySQL 5.1's
+  // InnoDB: spin_rounds (SYNC_SPIN_ROUNDS, 20) delays of uniform 0..spin_wait_delay
+  // (srv_spin_wait_delay, 5) units of delay_unit_ns (20 ns, an assumption: the oltp
+  // generator's ut_delay_unit_ns); the mutex then one sched_yield and its event. The spin
+  // settings belong to the lock: a later use that names other ones is an error.
+  void read_innodb_rw_lock(Op op, const JValue& v, const std::string& key,
+                           std::vector<Step>& steps) {
+    std::string name;
+    LwLockMode mode = LwLockMode::kExclusive;
+    Time mutex_ns = 0;
+    SpinLockConfig c;
+    c.spin_rounds = 20;
+    c.round_delay_max = 5;
+    c.delay_unit_ns = 20;
+    c.yield_rounds = 1;
+    c.fallback = SpinFallback::kEvent;
+    bool spin_given = false;
+    if (v.is_string()) {
+      name = v.string;
+    } else {
+      r_.expect_object(v, key);
+      for (const auto& [k, val] : v.members) {
+        const std::string kk = key + "." + k;
+        const bool locking = op == Op::kInnodbRwLock;
+        if (k == "ref") {
+          name = r_.string(val, kk);
+        } else if (k == "mode" && locking) {
+          const std::string m = r_.string(val, kk);
+          if (m != "shared" && m != "exclusive")
+            r_.fail(kk, "expected \"shared\" or \"exclusive\"");
+          mode = m == "shared" ? LwLockMode::kShared : LwLockMode::kExclusive;
+        } else if (k == "mutex_ns") {
+          mutex_ns = r_.duration(val, kk, 1);
+        } else if (k == "spin_rounds" && locking) {
+          c.spin_rounds = static_cast<int>(r_.integer_in(val, kk, 0, 1000000));
+          spin_given = true;
+        } else if (k == "spin_wait_delay" && locking) {
+          c.round_delay_max = static_cast<int>(r_.integer_in(val, kk, 0, 1000000));
+          spin_given = true;
+        } else if (k == "delay_unit_ns" && locking) {
+          c.delay_unit_ns = r_.duration(val, kk, 1);
+          spin_given = true;
+        } else {
+          r_.fail(kk, locking ? "unknown key (ref, mode, mutex_ns, spin_rounds, "
+                                "spin_wait_delay, delay_unit_ns)"
+                              : "unknown key (ref, mutex_ns)");
+        }
+      }
+      if (name.empty()) r_.fail(key + ".ref", "missing");
+    }
+    const int32_t known = w_.innodb_rwlocks.find(name);
+    if (known >= 0) {
+      const SpinLockConfig& had =
+          w_.spin_configs[w_.innodb_rwlock_spin_config[static_cast<size_t>(known)]];
+      if (spin_given &&
+          (had.spin_rounds != c.spin_rounds || had.round_delay_max != c.round_delay_max ||
+           had.delay_unit_ns != c.delay_unit_ns))
+        r_.fail(key, "spin settings differ from those of the rw-lock's first use");
+    }
+    int64_t config = -1;
+    if (known < 0) {
+      w_.spin_configs.push_back(c);
+      config = static_cast<int64_t>(w_.spin_configs.size() - 1);
+    }
+    const int32_t lock = declare_innodb_rwlock(w_, name, config);
+    if (op == Op::kInnodbRwLock)
+      append_innodb_rw_lock(w_, steps, lock, mode, mutex_ns);
+    else
+      append_innodb_rw_unlock(w_, steps, lock, mutex_ns);
   }
 
   Step read_step(Op op, const JValue& v, const std::string& key, size_t task, size_t phase,
@@ -470,6 +548,8 @@ class RtAppParser {
         break;
       case Op::kLwLockAcquire:  // add_step's
       case Op::kLwLockRelease:
+      case Op::kInnodbRwLock:
+      case Op::kInnodbRwUnlock:
         break;
       case Op::kAdvance:
       case Op::kMark:
@@ -670,7 +750,8 @@ void read_rtapp(const JValue& root, const JsonReader& reader, Workload& out, RtA
 
 void validate_workload(const Workload& w, const JsonReader& r) {
   std::vector<bool> mutex_locked(w.mutexes.size()), counter_advanced(w.counters.size()),
-      spin_locked(w.spinlocks.size()), sem_posted(w.semaphores.size());
+      spin_locked(w.spinlocks.size()), sem_posted(w.semaphores.size()),
+      rw_locked(w.innodb_rwlocks.size());
   for (size_t i = 0; i < w.semaphore_initial.size() && i < sem_posted.size(); ++i)
     sem_posted[i] = w.semaphore_initial[i] > 0;
   for (const TaskSpec& t : w.tasks)
@@ -680,6 +761,7 @@ void validate_workload(const Workload& w, const JsonReader& r) {
         if (s.op == Op::kAdvance) counter_advanced[s.object] = true;
         if (s.op == Op::kSemPost) sem_posted[s.object] = true;
         if (s.op == Op::kSpinLock) spin_locked[s.object] = true;
+        if (s.op == Op::kInnodbRwLock) rw_locked[s.object] = true;
       }
   for (const TaskSpec& t : w.tasks)
     for (const Phase& p : t.phases)
@@ -700,6 +782,9 @@ void validate_workload(const Workload& w, const JsonReader& r) {
         if (s.op == Op::kSpinUnlock && !spin_locked[s.object])
           r.fail(where, fmt::format("spin_unlock of '{}', which no task ever locks",
                                     w.spinlocks.names[s.object]));
+        if (s.op == Op::kInnodbRwUnlock && !rw_locked[s.object])
+          r.fail(where, fmt::format("innodb_rw_unlock of '{}', which no task ever locks",
+                                    w.innodb_rwlocks.names[s.object]));
       }
   bool any_started = false;
   for (const TaskSpec& t : w.tasks) any_started |= t.instances > 0;
