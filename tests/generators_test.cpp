@@ -414,22 +414,63 @@ TEST(Oltp, ATransactionMakesExactlyTheExpectedRoundTrips) {
 // its own: 6, its mtr 2, kernel 1, the log write 5 (wal_hold_ns), the flush 5
 // (wal_flush_ns), log_sys 1, kernel 1: 22 + 50. Server 1962 + client 21 x 20: 2382 us.
 // Read-only: 10 + 502 + 820 + a COMMIT of kernel x 3 (53), client 320: 1705. simple: the
-// point select 52, its own commit 3, client 20: 75. innodb_latches false: the spinlock
-// model's 2350, 1715 and 72 of the test above.
+// point select 52, its own commit 3, client 20: 75 (these with `innodb_search_latch`
+// false). btr_search_latch (the default) adds to each point select an S of 2 us with
+// 100 ns under the rw-lock's mutex at lock and unlock (2.2 us), and to each of the 11
+// leaf changes (UPDATE k 3, UPDATE c 1, the second UPDATE k 3, DELETE 2, INSERT 2) an X
+// of 1 us (1.2): 2382 + 22 + 13.2 = 2417.2 us, read-only 1727, simple 77.2.
+// innodb_latches false: the spinlock model's 2350, 1715 and 72 of the test above.
 TEST(Oltp, AMysqlTransactionTakesInnodbsGlobalMutexesAsTheSourceDoes) {
-  for (const auto& [mode, read_only, latches, duration] :
-       {std::tuple{"complex", false, true, 2'382'000}, std::tuple{"complex", true, true, 1'705'000},
-        std::tuple{"simple", false, true, 75'000}, std::tuple{"complex", false, false, 2'350'000},
-        std::tuple{"complex", true, false, 1'715'000},
-        std::tuple{"simple", false, false, 72'000}}) {
+  for (const auto& [mode, read_only, latches, search, duration] :
+       {std::tuple{"complex", false, true, false, 2'382'000},
+        std::tuple{"complex", true, true, false, 1'705'000},
+        std::tuple{"simple", false, true, false, 75'000},
+        std::tuple{"complex", false, true, true, 2'417'200},
+        std::tuple{"complex", true, true, true, 1'727'000},
+        std::tuple{"simple", false, true, true, 77'200},
+        std::tuple{"complex", false, false, true, 2'350'000},
+        std::tuple{"complex", true, false, true, 1'715'000},
+        std::tuple{"simple", false, false, true, 72'000}}) {
     const RunOutput r = run_text(fmt::format(R"({{"machine": {{"cpus": 1}}, "workload": {{
         "generator": "oltp", "variant": "mysql", "clients": 1, "transactions": 1,
-        "mode": "{}", "read_only": {}, "innodb_latches": {}}}}})",
-                                             mode, read_only, latches));
+        "mode": "{}", "read_only": {}, "innodb_latches": {}, "innodb_search_latch": {}}}}})",
+                                             mode, read_only, latches, search));
     EXPECT_EQ(r.metrics.marks.at("transactions").count, 1u);
     EXPECT_EQ(r.metrics.duration_ns, duration)
-        << mode << " read_only " << read_only << " latches " << latches;
+        << mode << " read_only " << read_only << " latches " << latches << " search " << search;
   }
+}
+
+// btr_search_latch in a complex read-write transaction (oltp_innodb.cpp): S over each of
+// the 10 point selects' hash lookups, then X on each leaf change of the writes (UPDATE k:
+// the clustered record, k's old entry delete-marked, its new entry; UPDATE c: the
+// clustered record; the second UPDATE k: 3; DELETE: the clustered record and k's entry;
+// INSERT: the clustered record and k's new entry): S x 10, X x 11, each lock released
+// before the next and each under the rw-lock's mutex.
+TEST(Oltp, AMysqlTransactionTakesTheSearchLatchSharedToReadAndExclusiveToChange) {
+  const Scenario s = scenario_from_text(
+      R"({"workload": {"generator": "oltp", "variant": "mysql", "clients": 1}})", "oltp.json");
+  const Workload& w = s.workload;
+  const int32_t latch = w.innodb_rwlocks.find("oltp.btr_search_latch");
+  ASSERT_GE(latch, 0);
+  const int32_t mutex = w.innodb_rwlock_mutex.at(static_cast<size_t>(latch));
+  EXPECT_EQ(w.spinlocks.names.at(static_cast<size_t>(mutex)), "oltp.btr_search_latch.mutex");
+  const auto conn = std::find_if(w.tasks.begin(), w.tasks.end(),
+                                 [](const TaskSpec& t) { return t.name == "oltp-conn0"; });
+  ASSERT_NE(conn, w.tasks.end());
+  std::string got;
+  bool held = false, mutex_held = false;
+  for (const Step& step : conn->phases.front().steps) {
+    if (step.op == Op::kSpinLock && step.object == mutex) mutex_held = true;
+    if (step.op != Op::kInnodbRwLock && step.op != Op::kInnodbRwUnlock) continue;
+    EXPECT_TRUE(mutex_held);
+    mutex_held = false;
+    EXPECT_EQ(held, step.op == Op::kInnodbRwUnlock);
+    held = step.op == Op::kInnodbRwLock;
+    if (held) got += static_cast<LwLockMode>(step.amount) == LwLockMode::kShared ? "S" : "X";
+  }
+  EXPECT_FALSE(held);
+  EXPECT_EQ(got, "SSSSSSSSSSXXXXXXXXXXX");
 }
 
 // The lock policies: PostgreSQL's s_lock sleeps, InnoDB spins 20 rounds of 0..5 x 20 ns,

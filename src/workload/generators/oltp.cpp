@@ -22,7 +22,9 @@
 // mysql (with `innodb_latches`, the default): the connection thread takes MySQL 5.1.45
 // InnoDB's global mutexes per statement as its code does (oltp_innodb.cpp: kernel_mutex,
 // buf_pool->mutex, log_sys->mutex, the rollback segment's and the auto-increment mutex),
-// each waited for as InnoDB's mutex_spin_wait.
+// each waited for as InnoDB's mutex_spin_wait, and with `innodb_search_latch` the adaptive
+// hash index's rw-lock btr_search_latch (sim/innodb_rw_lock.h: S over each point select's
+// hash lookup, X on each change of a leaf record).
 // mysql with `innodb_latches: false`, and pgsql with `lwlocks: false` (the earlier model):
 // the server takes short
 // locks, each a spin_lock/hold/spin_unlock of the core vocabulary: every query the
@@ -59,7 +61,8 @@
 // BEGIN 10 us, COMMIT 50 us; critical sections 1 us (WAL 5 us); 16 buffer partitions;
 // spin phases of 10 us (pg_spin without LWLocks), 1 us (futex); InnoDB's ut_delay unit
 // 20 ns; with LWLocks one s_lock round 50 ns, 100 ns under an LWLock's mutex, a commit's
-// WAL flush 5 us, 28 leaf pages per index and 250 heap pages. Without LWLocks a query's
+// WAL flush 5 us, 28 leaf pages per index and 250 heap pages; a point select's S on
+// btr_search_latch 2 us, 100 ns under its mutex. Without LWLocks a query's
 // buffer partition is that of its (first) row's page.
 #include <fmt/format.h>
 
@@ -112,7 +115,8 @@ namespace {
     "pgsql with lwlocks: one TAS + PAUSE round of s_lock, spun spins_per_delay times")         \
   X(Time, mutex_ns, 100, params::duration(), "assumption",                                     \
     "pgsql with lwlocks: CPU under an LWLock's mutex spinlock per acquire or release, "        \
-    "and under a buffer header or sinval's msgnumLock spinlock")                               \
+    "and under a buffer header or sinval's msgnumLock spinlock; mysql with "                   \
+    "innodb_search_latch: under btr_search_latch's own mutex per lock or unlock")              \
   X(bool, lock_manager, true, params::any(), "PostgreSQL 8.4 lock.c, sinval.c",                \
     "pgsql with lwlocks: the lock manager's partition locks (vxid, xid, the relations) and "   \
     "the shared invalidation queue's read at each new relation lock and command end")          \
@@ -136,6 +140,12 @@ namespace {
   X(bool, innodb_latches, true, params::any(), "MySQL 5.1.45 storage/innobase",                \
     "mysql: the global InnoDB mutexes 5.1 takes (kernel, buf_pool, log_sys, rseg, autoinc); "  \
     "false: the earlier model, pgsql's spinlocks waited for as InnoDB mutexes")                \
+  X(bool, innodb_search_latch, true, params::any(), "MySQL 5.1.45 row0sel.c, btr0cur.c",       \
+    "mysql with innodb_latches: btr_search_latch, the adaptive hash index's rw-lock (S over "  \
+    "a point select's hash lookup, X on each change of a leaf record, every leaf hashed)")     \
+  X(Time, search_latch_s_ns, 2'000, params::duration(), "assumption",                          \
+    "mysql with innodb_search_latch: a point select's hold of S, its hash lookup and the "     \
+    "row's copy")                                                                              \
   X(int, innodb_thread_concurrency, 8, params::range(0, 1000),                                 \
     "MySQL 5.1.45 ha_innodb.cc (sysvar innodb_thread_concurrency)",                            \
     "mysql: threads let inside InnoDB at once (srv_conc_enter_innodb); 0: no gate")            \
@@ -311,7 +321,8 @@ void generate(const OltpParams& p, const GeneratorContext& ctx, Workload& w) {
                                    p.mutex_ns, locks.config, p.lock_manager, p.buffer_headers});
   } else if (p.variant == "mysql" && p.innodb_latches) {
     innodb.emplace(
-        w, oltp::InnodbSettings{p.name, p.hold_ns, p.wal_hold_ns, p.wal_flush_ns, locks.config});
+        w, oltp::InnodbSettings{p.name, p.hold_ns, p.wal_hold_ns, p.wal_flush_ns, locks.config,
+                                p.innodb_search_latch, p.search_latch_s_ns, p.mutex_ns});
   } else {
     locks.snapshot = w.spinlocks.intern(p.name + ".snapshot");
     locks.wal = w.spinlocks.intern(p.name + ".wal");

@@ -21,9 +21,26 @@
 //                    assignment (trx/trx0undo.c 1687) and COMMIT's undo finish and history
 //                    add (trx0trx.c 759-789, kernel_mutex nested).
 //   autoinc_mutex    an INSERT's auto-increment update (handler/ha_innodb.cc 4072-4089).
+//   btr_search_latch the adaptive hash index's rw-lock (sim/innodb_rw_lock.h), with
+//                    `search_latch`. S: a point select's shortcut through the hash
+//                    (row_sel_try_search_shortcut_for_mysql, row/row0sel.c 3451), let go
+//                    right after the row's copy while trx->search_latch_timeout > 0
+//                    (row0sel.c 3480): a connection's first BTR_SEA_TIMEOUT (10,000)
+//                    shortcuts (trx/trx0trx.c 178) and 10,000 more each time it finds a
+//                    writer waiting (row0sel.c 3300). Past them it would keep S until
+//                    MySQL sends the row (sql/sql_class.cc 1636): left out, the short
+//                    hold modelled throughout. X: every change of a record on a hashed leaf
+//                    (btr/btr0cur.c: btr_cur_update_in_place 1489-1514, the delete marks
+//                    2204-2217 and 2342-2350; btr_search_update_hash_on_insert, btr0sea.c),
+//                    inside the change's mini-transaction. Every leaf of both indexes is
+//                    taken to be hashed: sysbench's 10,000 rows sit on 28 leaves per index,
+//                    searched far more often than a page needs to be hashed in the first
+//                    second (an assumption from the table's size, not a model of
+//                    btr_search_info_update).
 // Each mutex waits as InnoDB's mutex_spin_wait (the generator's lock policy). Left out:
-// btr_search_latch and index->lock (rw-locks, which the engine does not model with
-// InnoDB's writer preference), page latches (per page, rarely shared), trx->undo_mutex
+// the short S holds of the other statements' B-tree descents through the hash
+// (btr_search_guess_on_hash, tried only while no writer is in: btr0cur.c 337, so they
+// never wait), index->lock, page latches (per page, rarely shared), trx->undo_mutex
 // (per transaction), the sync array's mutex, srv_conc_mutex, group commit (each COMMIT
 // writes and flushes its own log), statistics updates and purge. The per-section hold
 // times are assumptions (InnodbSettings).
@@ -32,16 +49,20 @@
 #include <utility>
 
 #include "workload/generators/builder.h"
+#include "workload/innodb_rw_lock_steps.h"
 
 namespace schedlab::oltp {
 
-InnodbLatches::InnodbLatches(Workload& w, InnodbSettings settings) : p_(std::move(settings)) {
+InnodbLatches::InnodbLatches(Workload& w, InnodbSettings settings)
+    : w_(&w), p_(std::move(settings)) {
   const std::string& n = p_.name;
   kernel_ = w.spinlocks.intern(n + ".kernel_mutex");
   buf_pool_ = w.spinlocks.intern(n + ".buf_pool_mutex");
   log_sys_ = w.spinlocks.intern(n + ".log_sys_mutex");
   rseg_ = w.spinlocks.intern(n + ".rseg_mutex");
   autoinc_ = w.spinlocks.intern(n + ".autoinc_mutex");
+  if (p_.search_latch)
+    search_latch_ = declare_innodb_rwlock(w, n + ".btr_search_latch", p_.spin_config);
 }
 
 void InnodbLatches::section(int32_t mutex, Time hold, std::vector<Step>& s) const {
@@ -57,10 +78,19 @@ void InnodbLatches::mtr_commit(std::vector<Step>& s) const {
   s.push_back(gen::spin_unlock(log_sys_));
 }
 
+void InnodbLatches::leaf_change(std::vector<Step>& s) const {
+  if (search_latch_ >= 0) {
+    append_innodb_rw_lock(*w_, s, search_latch_, LwLockMode::kExclusive, p_.mutex_ns);
+    s.push_back(gen::run(p_.hold_ns));
+    append_innodb_rw_unlock(*w_, s, search_latch_, p_.mutex_ns);
+  }
+  mtr_commit(s);
+}
+
 void InnodbLatches::undo_then_change(std::vector<Step>& s) const {
   section(buf_pool_, p_.hold_ns, s);  // the undo page (trx0rec.c 1088)
   mtr_commit(s);                      // the undo record's mini-transaction
-  mtr_commit(s);                      // the clustered record's change
+  leaf_change(s);                     // the clustered record's change
 }
 
 void InnodbLatches::serve(Query query, bool first_read, bool first_write, bool writes,
@@ -76,7 +106,13 @@ void InnodbLatches::serve(Query query, bool first_read, bool first_write, bool w
   }
   switch (query) {
     case Query::kBegin:
-    case Query::kPoint:  // an adaptive-hash hit: no page fetch, no lock
+      return;
+    case Query::kPoint:  // an adaptive-hash hit: no page fetch, no lock; S on the hash
+      if (search_latch_ >= 0) {
+        append_innodb_rw_lock(*w_, s, search_latch_, LwLockMode::kShared, p_.mutex_ns);
+        s.push_back(gen::run(p_.search_s_ns));
+        append_innodb_rw_unlock(*w_, s, search_latch_, p_.mutex_ns);
+      }
       return;
     case Query::kRange:
       for (int fetch = 0; fetch < 4; ++fetch) section(buf_pool_, h, s);  // records_in_range
@@ -87,9 +123,9 @@ void InnodbLatches::serve(Query query, bool first_read, bool first_write, bool w
       section(kernel_, h, s);  // the record's X lock
       undo_then_change(s);
       section(kernel_, h, s);  // the secondary entry's delete-mark check
-      mtr_commit(s);
+      leaf_change(s);
       section(kernel_, h, s);  // the new secondary entry's insert check
-      mtr_commit(s);
+      leaf_change(s);
       return;
     case Query::kNonIndexUpdate:  // c = ?: in place, the clustered record only
       section(kernel_, h, s);
@@ -101,7 +137,7 @@ void InnodbLatches::serve(Query query, bool first_read, bool first_write, bool w
       section(kernel_, h, s);
       undo_then_change(s);
       section(kernel_, h, s);
-      mtr_commit(s);
+      leaf_change(s);
       return;
     case Query::kInsert:  // the deleted id again: a modify of its delete-marked record
       section(autoinc_, h, s);
@@ -110,7 +146,7 @@ void InnodbLatches::serve(Query query, bool first_read, bool first_write, bool w
       section(kernel_, h, s);  // the modify's lock check
       undo_then_change(s);
       section(kernel_, h, s);  // the secondary entry's insert check
-      mtr_commit(s);
+      leaf_change(s);
       return;
     case Query::kCommit:
       section(kernel_, h, s);  // trx_commit_for_mysql

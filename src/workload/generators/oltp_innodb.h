@@ -17,6 +17,12 @@ struct InnodbSettings {
   Time log_write_ns;    // COMMIT: the log write (pwrite) under log_sys->mutex
   Time log_flush_ns;    // COMMIT: the fsync, outside every InnoDB mutex
   int64_t spin_config;  // how the mutexes are waited for (w.spin_configs)
+  // btr_search_latch, the adaptive hash index's rw-lock (sim/innodb_rw_lock.h), if set:
+  // S over a point select's hash lookup for search_s_ns, X for hold_ns on every change of
+  // a leaf record; mutex_ns under the rw-lock's own mutex per lock and unlock.
+  bool search_latch = false;
+  Time search_s_ns = 0;
+  Time mutex_ns = 0;
 };
 
 class InnodbLatches {
@@ -37,9 +43,14 @@ class InnodbLatches {
   // A row change: its undo record (the undo page fetched, its own mini-transaction),
   // then the change's mini-transaction.
   void undo_then_change(std::vector<Step>& s) const;
+  // The change of an index leaf's record, then its mini-transaction's commit: X on
+  // btr_search_latch around the change, the leaf being hashed.
+  void leaf_change(std::vector<Step>& s) const;
 
+  const Workload* w_;  // the one being generated (the rw-lock's mutex and settings)
   InnodbSettings p_;
   int32_t kernel_, buf_pool_, log_sys_, rseg_, autoinc_;
+  int32_t search_latch_ = -1;
 };
 
 }  // namespace schedlab::oltp
