@@ -268,7 +268,15 @@ TEST(Reproduce, E4AndE5RunTheirScenariosWithTheirSchedulers) {
   const ResultTable pg = read_results_csv((dir / "e5-glitch1-line.csv").string());
   const int frame_p95 = pg.column("marks.gears_frames.interval_p95_ms");
   ASSERT_NE(frame_p95, -1);
-  EXPECT_GT(std::stod(pg.rows[0][static_cast<size_t>(frame_p95)]), 0.66);  // 0.667 ms alone
+  // No frame comes sooner than its 0.667 ms of CPU after the last (a run of fewer than two
+  // frames has no interval: an empty cell).
+  int intervals = 0;
+  for (const auto& row : pg.rows)
+    if (const std::string& cell = row[static_cast<size_t>(frame_p95)]; !cell.empty()) {
+      ++intervals;
+      EXPECT_GT(std::stod(cell), 0.66);
+    }
+  EXPECT_GT(intervals, 6);
 }
 
 TEST(Sweep, BadInputIsRejectedWithExitTwo) {

@@ -122,6 +122,8 @@ class PrioArrays final : public balance::MovableTasks {
     const PrioArray& a = rq_[cpu].arrays[rq_[cpu].active];
     return a.queue[std::countr_zero(a.bitmap)].head;
   }
+  bool best_from_bitmaps = false;  // see best_prio()
+
   bool expired(TaskId id) const {
     const Entity& e = se_[id];
     return e.array >= 0 && e.array != rq_[e.rq_cpu].active;
@@ -195,9 +197,15 @@ class PrioArrays final : public balance::MovableTasks {
     }
     return pass;
   }
-  // rq_best_prio(): the best expired static priority, or the running task's if better.
+  // rq_best_prio(): the best expired static priority, or the running task's if better;
+  // with best_from_bitmaps (Staircase Deadline's), the best level queued on either array.
   balance::BestPrio best_prio(CpuId cpu) const override {
     const Queue& rq = rq_[cpu];
+    if (best_from_bitmaps) {
+      const uint64_t queued = rq.arrays[0].bitmap | rq.arrays[1].bitmap;
+      const int best = queued ? kMaxRtPrio + std::countr_zero(queued) : kMaxPrio;
+      return {best, rq.curr != kNoTask && se_[rq.curr].prio == best};
+    }
     if (rq.curr == kNoTask) return {rq.best_expired_prio, false};
     const int curr = se_[rq.curr].prio;
     const int best = std::min(rq.best_expired_prio, curr);

@@ -1,31 +1,20 @@
-// Staircase Deadline 0.46 (Con Kolivas, April 2007, for 2.6.21; docs/algorithms/sd.md and
-// the RSDL design notes of lkml 2007/3/4, "SD is the new name of RSDL"). Per-CPU run queues
-// with an active and an expired array of 40 priority levels. Every task holds a quota of
-// rr_interval at each level its nice gives it a slot on (prio_matrix); each level also
-// holds the sum of the quotas handed out on it. A task that uses its quota drops to its
-// next slot; a level whose quota is used up pushes everything on it down (minor
-// rotation); a task with no slot left waits on the expired array until the active one
-// empties and the arrays swap (major rotation, a new epoch). A task that sleeps and wakes
-// in the same epoch keeps its level and what is left of its quota; a waking task on a
-// better level than the running one preempts it. No sleep-based bonus anywhere.
+// Staircase Deadline (Con Kolivas, spring 2007, for 2.6.21), as the nearest public source
+// has it: the SD of 2.6.21-ck1 (4 May 2007; NixOS/nixpkgs
+// pkgs/os-specific/linux/kernel/patch-2.6.21-ck1 @e20c559e5f8d, kernel/sched.c), nine days
+// after SD 0.46, which E5 ran and which was not found (docs/algorithms/sd.md). The -ck
+// additions (SCHED_ISO, SCHED_IDLEPRIO, rr_interval 6 and the `interactive` sysctl on)
+// are not SD's: rr_interval is 8 ms and `interactive` off by default, as parameters.
 //
-// Judgement calls (the 0.46 patch itself was not found; marked where they apply):
-// - prio_matrix: nice n has 20 - n slots, spread evenly so that every nice has slot 39;
-//   this reproduces the rows the patch's comment pictured for nice -20, 0, 10, 15, 19.
-// - every task's quota is rr_interval (8 ms, times 1 + ilog2(CPUs) on SMP); nice works
-//   only through the number of slots, so CPU shares are in the ratio of slot counts.
-// - a task newly in an epoch, or moving down, takes its first free slot at or below the
-//   level its nice's peers have reached on that CPU (per-nice prio_level, as 0.4x kept
-//   it), so it never gets ahead of tasks that ran all along.
-// - quotas are charged in nanoseconds; expiry is checked at ticks and switches.
-// - fork: the child shares the parent's slot and remaining quota, half each (no new
-//   quota enters the level); yield gives up the rest of the current slot.
-// - SCHED_BATCH never preempts on wake-up; SCHED_IDLE has nice 19's single slot.
-// - load weight for the balancer: slots x 1024 / 20 (nice 0 = 1024); the arrays,
-//   balancing, wake affinity and domains are mainline's (2.6.21/22), components shared
-//   with o1 (policy/arrays, policy/balance).
-// - a task moved to another CPU starts afresh in that CPU's epoch; the quota it held
-//   leaves its old level.
+// Per-CPU run queues with an active and an expired array of 40 priority levels. Each
+// task gets a quota (rr_quota(): rr_interval for nice -6..0, nice^2/40 of it below, half
+// above 0) on each level of its nice's row of prio_matrix; it takes its next free slot
+// (next_entitled_slot(): at or below the levels tasks of its and better nice levels have
+// reached on that CPU, prio_level) when its quota runs out, and goes to the expired array,
+// on its first slot with a fresh quota, when it has none left or a better nice has
+// expired. The arrays swap (a major rotation) when the active one is empty; the rotation
+// also advances when the CPU goes idle. A task woken in the same rotation keeps its level
+// while it has quota left. A woken task on the active array on a better level preempts.
+// There is no per-level quota and no sleep-based bonus.
 #pragma once
 
 #include <array>
@@ -42,14 +31,20 @@ namespace schedlab::sd {
 
 constexpr int kLevels = arrays::kLevels;
 
-// Which of the 40 levels a static priority (0 = nice -20 ... 39 = nice 19) has slots on.
+// The levels a static priority (0 = nice -20 ... 39 = nice 19) has slots on, as
+// sched_init() generates prio_matrix (bit set: a slot; the kernel's rows mark slots 0).
 uint64_t prio_matrix(int static_level);
 
-#define SD_PARAMS(X)                                                                            \
-  X(int64_t, rr_interval_ms, 8, params::at_least(0), "SD 0.46", "quota per slot (RR_INTERVAL)") \
-  X(bool, scale_rr_interval, true, params::any(), "SD 0.46",                                    \
-    "multiply rr_interval by 1 + ilog2(CPUs) (unverified)")                                     \
-  X(int64_t, cache_hot_time_ns, 2'500'000, params::at_least(0), "2.6.21 (assumed)",             \
+#define SD_PARAMS(X)                                                                          \
+  X(int64_t, rr_interval_ms, 8, params::at_least(0),                                          \
+    "2.6.21-ck1 (\"a minimum of 8ms\"; -ck set 6)", "RR_INTERVAL, the nice-0 quota per slot") \
+  X(bool, scale_rr_interval, true, params::any(), "2.6.21-ck1 sched_init_smp()",              \
+    "multiply rr_interval by 1 + ilog2(CPUs)")                                                \
+  X(bool, interactive, false, params::any(),                                                  \
+    "2.6.21-ck1 sched_interactive (on in -ck; rolled into SD only at 1.00)",                  \
+    "a woken task may take any free slot of its row, not only those at or below its "         \
+    "peers' prio_level")                                                                      \
+  X(int64_t, cache_hot_time_ns, 2'500'000, params::at_least(0), "2.6.21 (assumed)",           \
     "a task that ran this recently is cache hot (mainline's balancer)")
 SCHEDLAB_DECLARE_PARAMS(SdParams, SD_PARAMS)
 
@@ -67,6 +62,7 @@ class StaircaseDeadline final : public SchedClass {
   void put_prev(CpuId cpu, Task& prev) override;
   void task_tick(CpuId cpu, Task& curr) override;
   void yield(CpuId cpu) override;
+  void task_dead(Task& t) override;
   void balance(CpuId cpu) override { balancer_.active_balance(cpu); }
   void idle_balance(CpuId cpu) override { balancer_.idle_balance(cpu); }
   void tick_balance(CpuId cpu) override { balancer_.tick(cpu); }
@@ -74,39 +70,49 @@ class StaircaseDeadline final : public SchedClass {
 
   // For tests.
   int level_of(TaskId id) const { return q_[id].prio - arrays::kMaxRtPrio; }
-  int64_t quota_left(TaskId id) const { return q_[id].time_slice; }
-  int64_t epoch(CpuId cpu) const { return rot_[cpu].epoch; }
-  int64_t rr_interval_ns() const { return quota_; }
+  int64_t quota_left_us(TaskId id) const { return q_[id].time_slice; }
+  int64_t quota_us(TaskId id) const { return q_[id].quota; }
+  int64_t rotation(CpuId cpu) const { return rot_[cpu].rotation; }
+  bool expired(TaskId id) const { return q_.expired(id); }
 
  private:
-  // A task's place on the staircase.
+  // The task_struct fields SD added (the Slot has prio and the list).
   struct Entity : arrays::Slot {
-    int static_level = 20;  // nice + 20
-    uint64_t used = 0;      // slots already handed out in this epoch
-    int64_t epoch = -1;
-    CpuId epoch_cpu = kNoCpu;
-    int64_t time_slice = 0;  // ns of quota left on the current level
-    int64_t exec_start = 0;
+    int static_level = 20;  // USER_PRIO(static_prio): nice + 20
+    bool batch = false;
+    uint64_t bitmap = 0;      // p->bitmap: the levels it took quota on this rotation
+    int64_t rotation = 0;     // p->rotation
+    CpuId home_cpu = kNoCpu;  // p->array, which outlives a dequeue: that CPU's ...
+    int home_array = -1;      // ... array 0 or 1
+    int64_t time_slice = 0;   // us of quota left on the current level
+    int64_t quota = 0;        // us per level (rr_quota)
+    int64_t clock_at = 0;     // ns: last charged (update_cpu_clock's p->last_ran)
+    bool first_time_slice = false;
+    TaskId parent = kNoTask;
   };
-  // A CPU's epoch and its levels' quotas.
+  // A CPU's rotation count, prio_level (per static level, the level its tasks have
+  // reached) and each array's best static priority (by index 0/1 of the arrays).
   struct Rotation {
-    int64_t epoch = 0;
-    std::array<int64_t, kLevels> level_quota{};  // ns
-    std::array<int, kLevels> prio_level{};       // per static level: where peers are
+    int64_t rotation = 0;
+    std::array<int, kLevels> prio_level{};
+    std::array<int, 2> best_static{kLevels - 1, kLevels - 1};
   };
 
+  int64_t rr_quota_us(const Entity& e) const;
   void set_static(Entity& e);
-  bool take_slot(CpuId cpu, Entity& e);
-  void place(CpuId cpu, Entity& e, int array);
+  void set_quota(Entity& e);
+  void reset_prio_levels(CpuId cpu);
+  void new_array(CpuId cpu, Entity& e, int array);
+  void queue_expired(CpuId cpu, Entity& e);
+  int next_entitled_slot(CpuId cpu, Entity& e);
+  void update_if_moved(CpuId cpu, Entity& e);
+  void recalc_task_prio(CpuId cpu, Entity& e);
   void queue_task(CpuId cpu, Entity& e);
-  void move_down(CpuId cpu, Entity& e);
-  void charge(CpuId cpu, Entity& e);
-  bool quota_check(CpuId cpu, Entity& e);
-  void minor_rotation(CpuId cpu, int level);
-  void major_rotation(CpuId cpu);
+  void expired_entitlement(CpuId cpu, Entity& e);
+  void charge(Entity& e, bool tick);
 
   SdParams p_;
-  int64_t quota_ = 0;  // rr_interval in ns, scaled for the machine at attach
+  int64_t rr_interval_ms_ = 0;  // scaled for the machine at attach
   arrays::PrioArrays<Entity> q_;
   std::vector<Rotation> rot_;
   balance::Balancer balancer_;
