@@ -23,6 +23,22 @@ const TaskMetrics& RunOutput::task(const std::string& name) const {
   throw std::out_of_range("no task " + name);
 }
 
+Time RunOutput::exit_ns(const std::string& name) const {
+  const TaskId id = task(name).tid;
+  for (const SchedEvent& e : events)
+    if (e.type == EventType::kExit && e.task == id) return e.time;
+  return -1;
+}
+
+std::vector<Time> RunOutput::block_times(const std::string& name, BlockReason reason) const {
+  const TaskId id = task(name).tid;
+  std::vector<Time> out;
+  for (const SchedEvent& e : events)
+    if (e.type == EventType::kBlock && e.task == id && e.detail == static_cast<uint8_t>(reason))
+      out.push_back(e.time);
+  return out;
+}
+
 void expect_one_cpu_per_task(const RunOutput& r) {
   std::vector<TaskId> curr(static_cast<size_t>(r.metrics.cpus), kNoTask);
   std::map<TaskId, CpuId> running_on;

@@ -32,6 +32,9 @@ struct RunOutput {
   // "time_ms cpu name" for every task switched in (name "idle" when a CPU idles).
   std::vector<std::string> switch_ins() const;
   const TaskMetrics& task(const std::string& name) const;
+  // When the task exited (-1: it did not), and when it blocked for `reason`.
+  Time exit_ns(const std::string& name) const;
+  std::vector<Time> block_times(const std::string& name, BlockReason reason) const;
 };
 
 RunOutput run_text(const std::string& json, const ScenarioOverrides& o = {});

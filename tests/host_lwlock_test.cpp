@@ -4,10 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
-#include <vector>
 
 #include "host/host_runner.h"
+#include "lock_holds.h"
 #include "temp_dir.h"
 
 namespace schedlab {
@@ -27,26 +26,11 @@ int exclusive_overlaps(const char* json, size_t expected_holds) {
   auto index = [&](const char* n) {
     return static_cast<int32_t>(std::find(names.begin(), names.end(), n) - names.begin());
   };
-  const int32_t in_x = index("in_x"), in_s = index("in_s"), out = index("out");
-  struct Hold {
-    Time from, to;
-    bool exclusive;
-  };
-  std::map<int64_t, std::pair<Time, bool>> open;  // tid: start, exclusive
-  std::vector<Hold> holds;
-  for (const HostEvent& e : r.record.events) {
-    if (e.type != EventType::kMark) continue;
-    if (e.arg == in_x || e.arg == in_s) open[e.tid] = {e.time_ns, e.arg == in_x};
-    if (e.arg == out) holds.push_back({open.at(e.tid).first, e.time_ns, open.at(e.tid).second});
-  }
+  test::LockHolds holds(index("in_x"), index("in_s"), index("out"));
+  for (const HostEvent& e : r.record.events)
+    if (e.type == EventType::kMark) holds.mark(e.tid, e.arg, e.time_ns);
   EXPECT_EQ(holds.size(), expected_holds);
-  std::sort(holds.begin(), holds.end(),
-            [](const Hold& a, const Hold& b) { return a.from < b.from; });
-  int overlaps = 0;
-  for (size_t i = 0; i < holds.size(); ++i)
-    for (size_t j = i + 1; j < holds.size() && holds[j].from < holds[i].to; ++j)
-      overlaps += holds[i].exclusive || holds[j].exclusive;
-  return overlaps;
+  return holds.exclusive_overlaps();
 }
 
 TEST(HostLwLock, ExclusiveHoldsNeverOverlapAndEveryLoopCompletes) {

@@ -4,12 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "harness.h"
+#include "lock_holds.h"
 #include "policy/registry.h"
 #include "scenario/scenario.h"
 #include "scenario_text.h"
@@ -18,20 +17,8 @@
 namespace schedlab::test {
 namespace {
 
-Time exit_ns(const RunOutput& r, const std::string& name) {
-  const TaskId id = r.task(name).tid;
-  for (const SchedEvent& e : r.events)
-    if (e.type == EventType::kExit && e.task == id) return e.time;
-  return -1;
-}
 std::vector<Time> rw_waits(const RunOutput& r, const std::string& name) {
-  const TaskId id = r.task(name).tid;
-  std::vector<Time> out;
-  for (const SchedEvent& e : r.events)
-    if (e.type == EventType::kBlock && e.task == id &&
-        e.detail == static_cast<uint8_t>(BlockReason::kInnodbRwLock))
-      out.push_back(e.time);
-  return out;
+  return r.block_times(name, BlockReason::kInnodbRwLock);
 }
 
 // rw_lock_x_lock_low with readers in: the WAIT_EX reservation, which bars new readers
@@ -82,9 +69,9 @@ TEST(InnodbRwLock, AWaitingWriterGoesBeforeALaterReader) {
             "innodb_rw_unlock": "L"},
       "R2": {"loop": 1, "delay": 2000, "innodb_rw_lock": {"ref": "L", "mode": "shared"},
              "run": 1000, "innodb_rw_unlock": "L"}}})"));
-  EXPECT_EQ(exit_ns(r, "R1"), 3'000'000);
-  EXPECT_EQ(exit_ns(r, "W"), 4'000'000);
-  EXPECT_EQ(exit_ns(r, "R2"), 5'000'000);
+  EXPECT_EQ(r.exit_ns("R1"), 3'000'000);
+  EXPECT_EQ(r.exit_ns("W"), 4'000'000);
+  EXPECT_EQ(r.exit_ns("R2"), 5'000'000);
   EXPECT_EQ(rw_waits(r, "W"), (std::vector<Time>{1'000'000}));
   EXPECT_EQ(rw_waits(r, "R2"), (std::vector<Time>{2'000'000, 3'000'000}));
   EXPECT_EQ(r.task("R2").cpu_time_ns, 1'000'000);  // asleep on the event: only its run
@@ -100,7 +87,7 @@ TEST(InnodbRwLock, AnUnlockWakesEveryWaiter) {
             "innodb_rw_lock": {"ref": "L", "mode": "shared"}, "run": 1000,
             "innodb_rw_unlock": "L"}}})"));
   for (const char* name : {"R-0", "R-1", "R-2"}) {
-    EXPECT_EQ(exit_ns(r, name), 3'000'000) << name;
+    EXPECT_EQ(r.exit_ns(name), 3'000'000) << name;
     EXPECT_EQ(rw_waits(r, name), (std::vector<Time>{500'000})) << name;
   }
 }
@@ -115,7 +102,7 @@ TEST(InnodbRwLock, TheSpinEndsWhenTheWriterLeaves) {
             "innodb_rw_unlock": "L"},
       "R": {"loop": 1, "delay": 500, "innodb_rw_lock": {"ref": "L", "mode": "shared"},
             "run": 1000, "innodb_rw_unlock": "L"}}})"));
-  EXPECT_EQ(exit_ns(r, "R"), 2'000'000);
+  EXPECT_EQ(r.exit_ns("R"), 2'000'000);
   EXPECT_EQ(r.task("R").cpu_time_ns, 1'500'000);
   EXPECT_TRUE(rw_waits(r, "R").empty());
 }
@@ -130,7 +117,7 @@ TEST(InnodbRwLock, AReservedWriterSpinsUntilTheReadersLeave) {
             "run": 1000, "innodb_rw_unlock": "L"},
       "W": {"loop": 1, "delay": 500, "innodb_rw_lock": "L", "run": 1000,
             "innodb_rw_unlock": "L"}}})"));
-  EXPECT_EQ(exit_ns(r, "W"), 2'000'000);
+  EXPECT_EQ(r.exit_ns("W"), 2'000'000);
   EXPECT_EQ(r.task("W").cpu_time_ns, 1'500'000);
   EXPECT_TRUE(rw_waits(r, "W").empty());
 }
@@ -150,25 +137,11 @@ TEST(InnodbRwLock, ExclusiveHoldsNeverOverlapUnderEveryPolicy) {
     ScenarioOverrides o;
     o.policy = policy.name;
     const RunOutput r = run_text(text, o);
-    struct Hold {
-      Time from, to;
-      bool exclusive;
-    };
-    std::map<TaskId, std::pair<Time, bool>> open;
-    std::vector<Hold> holds;
-    for (const SchedEvent& e : r.events) {
-      if (e.type != EventType::kMark) continue;
-      if (e.arg == in_x || e.arg == in_s) open[e.task] = {e.time, e.arg == in_x};
-      if (e.arg == out) holds.push_back({open.at(e.task).first, e.time, open.at(e.task).second});
-    }
+    LockHolds holds(in_x, in_s, out);
+    for (const SchedEvent& e : r.events)
+      if (e.type == EventType::kMark) holds.mark(e.task, e.arg, e.time);
     ASSERT_EQ(holds.size(), 8u * 40u) << policy.name;
-    std::sort(holds.begin(), holds.end(),
-              [](const Hold& a, const Hold& b) { return a.from < b.from; });
-    int overlaps = 0;
-    for (size_t i = 0; i < holds.size(); ++i)
-      for (size_t j = i + 1; j < holds.size() && holds[j].from < holds[i].to; ++j)
-        overlaps += holds[i].exclusive || holds[j].exclusive;
-    EXPECT_EQ(overlaps, 0) << policy.name;
+    EXPECT_EQ(holds.exclusive_overlaps(), 0) << policy.name;
   }
 }
 

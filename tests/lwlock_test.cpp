@@ -17,21 +17,8 @@
 namespace schedlab::test {
 namespace {
 
-// When the task exited, and when it blocked queued on an LWLock.
-Time exit_ns(const RunOutput& r, const std::string& name) {
-  const TaskId id = r.task(name).tid;
-  for (const SchedEvent& e : r.events)
-    if (e.type == EventType::kExit && e.task == id) return e.time;
-  return -1;
-}
 std::vector<Time> lwlock_blocks(const RunOutput& r, const std::string& name) {
-  const TaskId id = r.task(name).tid;
-  std::vector<Time> out;
-  for (const SchedEvent& e : r.events)
-    if (e.type == EventType::kBlock && e.task == id &&
-        e.detail == static_cast<uint8_t>(BlockReason::kLwLock))
-      out.push_back(e.time);
-  return out;
+  return r.block_times(name, BlockReason::kLwLock);
 }
 
 // LWLockRelease's choice on the state alone: an exclusive holder leaves, the queue is
@@ -85,10 +72,10 @@ TEST(LwLock, FourTasksWakeInQueueOrderSharedTogetherExclusiveAlone) {
   EXPECT_EQ(lwlock_blocks(r, "S1"), (std::vector<Time>{1'000'000}));
   EXPECT_EQ(lwlock_blocks(r, "X3"), (std::vector<Time>{1'100'000}));
   EXPECT_EQ(lwlock_blocks(r, "S2"), (std::vector<Time>{1'200'000}));
-  EXPECT_EQ(exit_ns(r, "X0"), 3'000'000);
-  EXPECT_EQ(exit_ns(r, "S1"), 4'000'000);
-  EXPECT_EQ(exit_ns(r, "X3"), 5'000'000);
-  EXPECT_EQ(exit_ns(r, "S2"), 6'000'000);
+  EXPECT_EQ(r.exit_ns("X0"), 3'000'000);
+  EXPECT_EQ(r.exit_ns("S1"), 4'000'000);
+  EXPECT_EQ(r.exit_ns("X3"), 5'000'000);
+  EXPECT_EQ(r.exit_ns("S2"), 6'000'000);
 }
 
 // Shared waiters at the head wake together: X0 holds L 0-3 ms; S1, S2 queue (1, 1.1 ms),
@@ -103,9 +90,9 @@ TEST(LwLock, SharedWaitersAtTheHeadWakeTogether) {
              "run": 1000, "lwlock_release": "L"},
       "X3": {"loop": 1, "delay": 1200, "lwlock_acquire": "L", "run": 1000,
              "lwlock_release": "L"}}})"));
-  EXPECT_EQ(exit_ns(r, "S1"), 4'000'000);
-  EXPECT_EQ(exit_ns(r, "S2"), 4'000'000);
-  EXPECT_EQ(exit_ns(r, "X3"), 5'000'000);
+  EXPECT_EQ(r.exit_ns("S1"), 4'000'000);
+  EXPECT_EQ(r.exit_ns("S2"), 4'000'000);
+  EXPECT_EQ(r.exit_ns("X3"), 5'000'000);
   EXPECT_EQ(r.task("X3").cpu_time_ns, 1'000'000);
 }
 
@@ -127,7 +114,7 @@ TEST(SpinsPerDelay, GrowsBy100WithoutASleepAndShrinksBy1AfterOne) {
         "p2": {"spin_lock": {"ref": "L", "tas_round_ns": 1000, "sleep_min_ns": 1000000}, "run": 10, "spin_unlock": "L", "sleep": 790},
         "p3": {"spin_lock": {"ref": "L", "tas_round_ns": 1000, "sleep_min_ns": 1000000}, "run": 10, "spin_unlock": "L"}}}}})"));
   EXPECT_EQ(r.task("B").cpu_time_ns, 469'000);
-  EXPECT_EQ(exit_ns(r, "B"), 4'219'000);
+  EXPECT_EQ(r.exit_ns("B"), 4'219'000);
 }
 
 // An oltp LWLock's name in the expectations' shorthand: "map" a buffer-mapping partition,

@@ -349,6 +349,24 @@ class RtAppParser {
       steps.push_back(read_step(op, v, key, task, phase, steps.size()));
   }
 
+  // The keys of an LWLock's and an InnoDB rw-lock's events: "ref", "mode" (when taking
+  // the lock) and "mutex_ns". False for any other key.
+  bool read_lock_key(const std::string& k, const JValue& val, const std::string& kk, bool taking,
+                     std::string& name, LwLockMode& mode, Time& mutex_ns) {
+    if (k == "ref") {
+      name = r_.string(val, kk);
+    } else if (k == "mode" && taking) {
+      const std::string m = r_.string(val, kk);
+      if (m != "shared" && m != "exclusive") r_.fail(kk, "expected \"shared\" or \"exclusive\"");
+      mode = m == "shared" ? LwLockMode::kShared : LwLockMode::kExclusive;
+    } else if (k == "mutex_ns") {
+      mutex_ns = r_.duration(val, kk, 1);
+    } else {
+      return false;
+    }
+    return true;
+  }
+
   // "lwlock_acquire": name (exclusive) | {"ref", "mode": "shared" | "exclusive", "mutex_ns",
   // "tas_round_ns"}; "lwlock_release": name | {"ref", "mutex_ns", "tas_round_ns"}. The
   // LWLock's mutex spinlock waits as PostgreSQL 8.4's s_lock, spins_per_delay rounds of
@@ -365,16 +383,8 @@ class RtAppParser {
       r_.expect_object(v, key);
       for (const auto& [k, val] : v.members) {
         const std::string kk = key + "." + k;
-        if (k == "ref") {
-          name = r_.string(val, kk);
-        } else if (k == "mode" && op == Op::kLwLockAcquire) {
-          const std::string m = r_.string(val, kk);
-          if (m != "shared" && m != "exclusive")
-            r_.fail(kk, "expected \"shared\" or \"exclusive\"");
-          mode = m == "shared" ? LwLockMode::kShared : LwLockMode::kExclusive;
-        } else if (k == "mutex_ns") {
-          mutex_ns = r_.duration(val, kk, 1);
-        } else if (k == "tas_round_ns") {
+        if (read_lock_key(k, val, kk, op == Op::kLwLockAcquire, name, mode, mutex_ns)) continue;
+        if (k == "tas_round_ns") {
           c.tas_round_ns = r_.duration(val, kk, 1);
           if (c.tas_round_ns <= 0) r_.fail(kk, "must be positive");
         } else {
@@ -418,16 +428,8 @@ class RtAppParser {
       for (const auto& [k, val] : v.members) {
         const std::string kk = key + "." + k;
         const bool locking = op == Op::kInnodbRwLock;
-        if (k == "ref") {
-          name = r_.string(val, kk);
-        } else if (k == "mode" && locking) {
-          const std::string m = r_.string(val, kk);
-          if (m != "shared" && m != "exclusive")
-            r_.fail(kk, "expected \"shared\" or \"exclusive\"");
-          mode = m == "shared" ? LwLockMode::kShared : LwLockMode::kExclusive;
-        } else if (k == "mutex_ns") {
-          mutex_ns = r_.duration(val, kk, 1);
-        } else if (k == "spin_rounds" && locking) {
+        if (read_lock_key(k, val, kk, locking, name, mode, mutex_ns)) continue;
+        if (k == "spin_rounds" && locking) {
           c.spin_rounds = static_cast<int>(r_.integer_in(val, kk, 0, 1000000));
           spin_given = true;
         } else if (k == "spin_wait_delay" && locking) {
