@@ -691,18 +691,21 @@ Engine::StepResult Engine::innodb_rw_spin(CpuId cpu, Task& t, Exec& x, const Ste
   }
   const int64_t config = workload_.innodb_rwlock_spin_config[static_cast<size_t>(s.object)];
   const Time spin = innodb_spin(workload_.spin_configs[config], *rng_);
-  lock.spinners.push_back(t.id);
-  if (spin == 0) {
-    innodb_rw_spin_ended(cpu, t, x);
+  if (spin == 0) {  // no rounds to spin: every one spent at once, so the yield
+    x.rw_stage = RwStage::kRetry;
+    x.step = innodb_rw_mutex_step(t, x, s);
+    class_of(t).yield(cpu);
+    resched(cpu);
     return StepResult::kStop;
   }
+  lock.spinners.push_back(t.id);
   x.burst = Burst::kRwSpin;
   x.spin_left = spin;
   return StepResult::kBurst;
 }
 
-// The spin is over: every round spent (then os_thread_yield) or the field freed. Either
-// way the try under the mutex comes next.
+// The spin burst is over (on_burst_end): every round spent (then os_thread_yield) or the
+// field freed. Either way the try under the mutex comes next.
 void Engine::innodb_rw_spin_ended(CpuId cpu, Task& t, Exec& x) {
   const Step& s = x.spec->phases[x.phase].steps[x.step];
   InnodbRwLockState& lock = sync_.innodb_rwlocks[s.object];
