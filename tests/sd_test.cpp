@@ -92,6 +92,25 @@ TEST(Sd, NiceSetsTheQuotaAndTheLevelsATaskGetsItOn) {
   EXPECT_EQ(Lines(s.begin(), s.begin() + 4), (Lines{"0 0 a", "8 0 b", "12 0 a", "28 0 b"}));
 }
 
+// `interactive` (-ck's sysctl): a task new in the rotation may take any free slot of its
+// row, not only those from where its nice level has got to. A and B (nice 0) take turns of
+// 8 ms: levels 1, 1, 3, 3; S starts at 30 ms while B runs its level 3. Off: S joins at
+// level 3 (prio_level), runs 32-40 after B and goes to level 5 behind A and B: 8 ms by 48
+// ms. On: S takes level 1 and then level 3 before A and B get back: 16 ms by 48 ms.
+TEST(Sd, InteractiveLetsANewTaskStartFromTheTop) {
+  for (const auto& [interactive, cpu_ms] : {std::pair{"false", 8}, std::pair{"true", 16}}) {
+    ScenarioOverrides o;
+    o.policy = "sd";
+    o.duration_s = 0.048;
+    o.params = {{"interactive", interactive}};
+    const RunOutput r = run_text(R"({"machine": {"cpus": 1, "hz": 1000}, "tasks": {
+        "A": {"loop": -1, "run": 100000}, "B": {"loop": -1, "run": 100000},
+        "S": {"loop": -1, "delay": 30000, "run": 100000}}})",
+                                 o);
+    EXPECT_EQ(r.task("S").cpu_time_ns, cpu_ms * 1'000'000) << "interactive " << interactive;
+  }
+}
+
 // S runs 2 ms of its level-1 quota and sleeps (the switch at the tick costs 1 us: 5999 us
 // left); H uses its 8 ms on level 1 and moves to level 3. S wakes in the same rotation:
 // back on level 1 with its 5999 us, it preempts H. Six ticks later it is at -1 us and
@@ -132,6 +151,24 @@ TEST(Sd, ASleeperWakingInTheSameRotationKeepsItsPlaceAndQuota) {
   s.policy->check_preempt(0, hog, sleeper, WakeInfo{WakeKind::kWakeup, 0, false, kNoTask});
   EXPECT_TRUE(s.ctx.pending.empty());
   EXPECT_EQ(s.policy->check_invariants(), "");
+}
+
+// sched_fork() and sched_exit(): P has 6000 us left after 2 ms; its child C takes half,
+// P keeps 3000, and C, queued as a copy of P, stays on P's level 1. C exits without
+// running: its 3000 us return to P, which is back at 6000 (at most its quota).
+TEST(Sd, AChildSharesItsParentsQuotaAndReturnsWhatItLeft) {
+  OneCpu s;
+  Task& p = s.add("P");
+  ASSERT_EQ(s.pick(), &p);
+  s.run(p, 1'000'000);
+  s.run(p, 1'000'000);
+  Task& c = s.add("C", 0, &p);
+  EXPECT_EQ(s.policy->quota_left_us(p.id), 3'000);
+  EXPECT_EQ(s.policy->quota_left_us(c.id), 3'000);
+  EXPECT_EQ(s.policy->level_of(c.id), 1);
+  s.policy->dequeue(0, c, DequeueKind::kExit);
+  s.policy->task_dead(c);
+  EXPECT_EQ(s.policy->quota_left_us(p.id), 6'000);
 }
 
 // A started 0.5 ms before a tick: 500 us, then 1000 per tick; at 8.5 ms it is 500 us over,

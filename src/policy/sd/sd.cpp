@@ -118,8 +118,9 @@ int StaircaseDeadline::next_entitled_slot(CpuId cpu, Entity& e) {
     if (!e.batch) best = e.static_level;
   } else {
     search = minprio;
-    for (int s = best; s <= e.static_level; ++s)
-      search = std::max(search, r.prio_level[static_cast<size_t>(s)]);
+    if (e.static_level > best)  // bounded by where every better nice queued has got to
+      for (int s = best; s <= e.static_level; ++s)
+        search = std::max(search, r.prio_level[static_cast<size_t>(s)]);
   }
   if (e.batch) search = std::max(search, e.static_level);
   const uint64_t row = e.batch ? kAllLevels : prio_matrix(e.static_level);

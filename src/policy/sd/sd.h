@@ -42,8 +42,8 @@ uint64_t prio_matrix(int static_level);
     "multiply rr_interval by 1 + ilog2(CPUs)")                                                \
   X(bool, interactive, false, params::any(),                                                  \
     "2.6.21-ck1 sched_interactive (on in -ck; rolled into SD only at 1.00)",                  \
-    "a woken task may take any free slot of its row, not only those at or below its "         \
-    "peers' prio_level")                                                                      \
+    "a task's slot search starts at level 0, not at its nice level's prio_level (still "      \
+    "below where better nice levels have got to)")                                            \
   X(int64_t, cache_hot_time_ns, 2'500'000, params::at_least(0), "2.6.21 (assumed)",           \
     "a task that ran this recently is cache hot (mainline's balancer)")
 SCHEDLAB_DECLARE_PARAMS(SdParams, SD_PARAMS)
