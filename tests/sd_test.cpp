@@ -227,6 +227,22 @@ TEST(Sd, AWorseNiceExpiresOnceABetterOneHas) {
   EXPECT_EQ(s.policy->check_invariants(), "");
 }
 
+// Going idle starts a new rotation (schedule(), next == idle): A runs 1 ms on level 1 and
+// sleeps with 6999 us left; its CPU idles, so back it starts afresh: level 1, 8000 us.
+TEST(Sd, GoingIdleStartsANewRotation) {
+  OneCpu s;
+  Task& a = s.add("A");
+  ASSERT_EQ(s.pick(), &a);
+  s.run(a, 1'000'000);
+  s.sleep(a);
+  EXPECT_EQ(s.policy->quota_left_us(a.id), 6'999);
+  EXPECT_EQ(s.pick(), nullptr);
+  EXPECT_EQ(s.policy->rotation(0), 1);
+  s.wake(a);
+  EXPECT_EQ(s.policy->level_of(a.id), 1);
+  EXPECT_EQ(s.policy->quota_left_us(a.id), 8'000);
+}
+
 // Every slot of the only task used (8 ticks each; each switch at a tick costs 1 us, which
 // carries into the next quota as an overrun): it expires, the arrays swap and the next
 // rotation hands it level 1 again with 8000 - 20 us.

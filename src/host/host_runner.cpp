@@ -219,15 +219,15 @@ struct LwLock : Waitable {
   int exclusive = 0, shared = 0;
   bool release_ok = true;
 };
-// MySQL 5.1's InnoDB rw-lock (sim/innodb_rw_lock.h has the rules and their source): its
-// state changed under `m` (on the host the program's spin_lock of the rw-lock's mutex
-// guards the first try, `m` every change); the spin phase reads the fields without `m`,
-// so they are atomic. `event_sets` counts os_event_set calls: a waiter sleeps until it
-// changes.
+// MySQL 5.1's InnoDB rw-lock (sim/innodb_rw_lock.h has the source, and the rules in
+// rw_rules, shared with the simulator's state): its state changed under `m` (on the host
+// the program's spin_lock of the rw-lock's mutex guards the first try, `m` every change);
+// the spin phase reads the fields without `m`, so they are atomic. `event_sets` counts
+// os_event_set calls: a waiter sleeps until it changes.
 struct InnodbRwLock : Waitable {
-  std::atomic<int> readers{0};
+  std::atomic<int> reader_count{0};
   std::atomic<RwWriter> writer{RwWriter::kNotLocked};
-  std::atomic<int64_t> writer_thread{-1};  // Thread::id of EX or of the WAIT_EX reservation
+  std::atomic<int64_t> writer_task{-1};  // Thread::id of EX or of the WAIT_EX reservation
   int writer_count = 0;
   bool waiters = false;
   uint64_t event_sets = 0;
@@ -841,35 +841,6 @@ class Runner {
     return true;
   }
 
-  // Under `m`: rw_lock_s_lock_low or rw_lock_x_lock_low (sim/innodb_rw_lock.cpp's rules).
-  static bool innodb_rw_try(InnodbRwLock& l, const Thread& t, bool exclusive) {
-    if (!exclusive) {
-      if (l.writer != RwWriter::kNotLocked) return false;
-      ++l.readers;
-      return true;
-    }
-    if (l.writer == RwWriter::kNotLocked) {
-      l.writer_thread = t.id;
-      l.writer = l.readers > 0 ? RwWriter::kWaitEx : RwWriter::kEx;
-      l.writer_count = l.readers > 0 ? 0 : 1;
-      return l.writer == RwWriter::kEx;
-    }
-    if (l.writer_thread != t.id) return false;
-    if (l.writer == RwWriter::kWaitEx) {
-      if (l.readers > 0) return false;
-      l.writer = RwWriter::kEx;
-      l.writer_count = 1;
-      return true;
-    }
-    ++l.writer_count;
-    return true;
-  }
-  static bool innodb_rw_spin_over(const InnodbRwLock& l, const Thread& t, bool exclusive) {
-    if (exclusive && l.writer == RwWriter::kWaitEx && l.writer_thread == t.id)
-      return l.readers == 0;
-    return l.writer == RwWriter::kNotLocked;
-  }
-
   // 5.1.45's rw-lock acquisition: a try under the mutex (held by the step before, let go
   // here); the spin of spin_rounds random delays while the awaited field is busy, a
   // sched_yield if all were spent; a try under `m`; then the event, and over again (S from
@@ -878,17 +849,17 @@ class Runner {
     InnodbRwLock& l = innodb_rwlocks_[s.object];
     const auto lock = static_cast<size_t>(s.object);
     const SpinLockConfig& cfg = w_.spin_configs[w_.innodb_rwlock_spin_config[lock]];
-    const bool exclusive = s.amount == static_cast<int64_t>(LwLockMode::kExclusive);
+    const auto mode = static_cast<LwLockMode>(s.amount);
     bool mutex_held = true, spin_first = false;
     while (!stop_) {
       if (!spin_first) {
         std::lock_guard<std::mutex> g(l.m);
         if (mutex_held) spin_unlock(w_.innodb_rwlock_mutex[lock]);
         mutex_held = false;
-        if (innodb_rw_try(l, t, exclusive)) return true;
+        if (rw_rules::try_lock(l, t.id, mode) == RwTry::kGranted) return true;
       }
       int round = 0;
-      for (; round < cfg.spin_rounds && !innodb_rw_spin_over(l, t, exclusive); ++round) {
+      for (; round < cfg.spin_rounds && !rw_rules::spin_over(l, t.id, mode); ++round) {
         const Time units = static_cast<Time>(
             t.rng.below(static_cast<uint64_t>(std::max(0, cfg.round_delay_max)) + 1));
         const Time end = mono_now() + units * cfg.delay_unit_ns;
@@ -900,7 +871,7 @@ class Runner {
         sched_yield();
       }
       std::unique_lock<std::mutex> g(l.m);
-      if (innodb_rw_try(l, t, exclusive)) return true;
+      if (rw_rules::try_lock(l, t.id, mode) == RwTry::kGranted) return true;
       l.waiters = true;
       const uint64_t sets = l.event_sets;
       if (!blocking(t, [&] {
@@ -908,7 +879,7 @@ class Runner {
             return !stop_;
           }))
         return false;
-      spin_first = !exclusive;
+      spin_first = mode == LwLockMode::kShared;
     }
     return false;
   }
@@ -919,18 +890,9 @@ class Runner {
     InnodbRwLock& l = innodb_rwlocks_[s.object];
     std::lock_guard<std::mutex> g(l.m);
     spin_unlock(w_.innodb_rwlock_mutex[static_cast<size_t>(s.object)]);
-    bool signal = false;
-    if (l.writer == RwWriter::kEx && l.writer_thread == t.id) {
-      if (--l.writer_count == 0) {
-        l.writer_thread = -1;
-        l.writer = RwWriter::kNotLocked;
-        signal = l.waiters;
-      }
-    } else if (l.readers > 0) {
-      signal = --l.readers == 0 && l.waiters;
-    }
-    if (signal) {
-      l.waiters = false;
+    const bool exclusive = rw_rules::holds_x(l, t.id);
+    if (!exclusive && l.reader_count == 0) return true;  // holds nothing (the simulator says so)
+    if (rw_rules::unlock(l, int64_t{-1}, exclusive)) {
       ++l.event_sets;
       l.cv.notify_all();
     }

@@ -52,6 +52,74 @@ struct InnodbRwLockState {
 
 enum class RwTry : uint8_t { kGranted, kWaitEx, kFailed };
 
+// The rules on a lock's fields, which the simulator's state below and the host runner's
+// (atomic fields) share: `Lock` has reader_count, writer, writer_task, writer_count and
+// waiters.
+namespace rw_rules {
+
+// rw_lock_s_lock_low / rw_lock_x_lock_low, under the mutex.
+template <class Lock, class Id>
+RwTry try_lock(Lock& l, Id task, LwLockMode mode) {
+  if (mode == LwLockMode::kShared) {
+    if (l.writer != RwWriter::kNotLocked) return RwTry::kFailed;
+    ++l.reader_count;
+    return RwTry::kGranted;
+  }
+  if (l.writer == RwWriter::kNotLocked) {
+    l.writer_task = task;
+    if (l.reader_count > 0) {
+      l.writer = RwWriter::kWaitEx;  // "There are readers, we have to wait"
+      return RwTry::kWaitEx;
+    }
+    l.writer = RwWriter::kEx;
+    l.writer_count = 1;
+    return RwTry::kGranted;
+  }
+  if (l.writer_task != task) return RwTry::kFailed;
+  if (l.writer == RwWriter::kWaitEx) {
+    if (l.reader_count > 0) return RwTry::kWaitEx;
+    l.writer = RwWriter::kEx;
+    l.writer_count = 1;
+    return RwTry::kGranted;
+  }
+  ++l.writer_count;  // recursion
+  return RwTry::kGranted;
+}
+
+// The spin's test, without the mutex: the field it waits for is free.
+template <class Lock, class Id>
+bool spin_over(const Lock& l, Id task, LwLockMode mode) {
+  if (mode == LwLockMode::kExclusive && l.writer == RwWriter::kWaitEx && l.writer_task == task)
+    return l.reader_count == 0;
+  return l.writer == RwWriter::kNotLocked;
+}
+
+// Whether `task` holds the lock exclusively.
+template <class Lock, class Id>
+bool holds_x(const Lock& l, Id task) {
+  return l.writer == RwWriter::kEx && l.writer_task == task;
+}
+
+// rw_lock_x_unlock_func / rw_lock_s_unlock_func's change, under the mutex (the caller
+// knows the hold): whether the event is to be set after the mutex.
+template <class Lock, class Id>
+bool unlock(Lock& l, Id no_task, bool exclusive) {
+  bool signal = false;
+  if (exclusive) {
+    if (--l.writer_count == 0) {
+      l.writer = RwWriter::kNotLocked;
+      l.writer_task = no_task;
+      signal = l.waiters;
+    }
+  } else {
+    signal = --l.reader_count == 0 && l.waiters;
+  }
+  if (signal) l.waiters = false;
+  return signal;
+}
+
+}  // namespace rw_rules
+
 // Under the mutex: rw_lock_s_lock_low or rw_lock_x_lock_low for `task`.
 RwTry innodb_rw_try(InnodbRwLockState& lock, TaskId task, LwLockMode mode);
 

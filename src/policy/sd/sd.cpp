@@ -266,17 +266,17 @@ Task* StaircaseDeadline::pick_next(CpuId cpu) {
     ++r.rotation;
     return nullptr;
   }
+  TaskId id = kNoTask;
   while (true) {
     if (rq.arrays[rq.active].nr_active == 0) {
       rq.active ^= 1;
       ++r.rotation;
       reset_prio_levels(cpu);
     }
-    Entity& next = q_[q_.first_id(cpu)];
-    if (next.time_slice > 0) break;
-    expired_entitlement(cpu, next);
+    id = q_.first_id(cpu);
+    if (q_[id].time_slice > 0) break;
+    expired_entitlement(cpu, q_[id]);
   }
-  const TaskId id = q_.first_id(cpu);
   Entity& next = q_[id];
   next.rotation = r.rotation;
   int& best = r.best_static[static_cast<size_t>(rq.active)];
