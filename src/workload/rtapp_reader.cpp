@@ -349,22 +349,40 @@ class RtAppParser {
       steps.push_back(read_step(op, v, key, task, phase, steps.size()));
   }
 
-  // The keys of an LWLock's and an InnoDB rw-lock's events: "ref", "mode" (when taking
-  // the lock) and "mutex_ns". False for any other key.
-  bool read_lock_key(const std::string& k, const JValue& val, const std::string& kk, bool taking,
-                     std::string& name, LwLockMode& mode, Time& mutex_ns) {
-    if (k == "ref") {
-      name = r_.string(val, kk);
-    } else if (k == "mode" && taking) {
-      const std::string m = r_.string(val, kk);
-      if (m != "shared" && m != "exclusive") r_.fail(kk, "expected \"shared\" or \"exclusive\"");
-      mode = m == "shared" ? LwLockMode::kShared : LwLockMode::kExclusive;
-    } else if (k == "mutex_ns") {
-      mutex_ns = r_.duration(val, kk, 1);
-    } else {
-      return false;
+  struct LockEvent {
+    std::string name;
+    LwLockMode mode = LwLockMode::kExclusive;
+    Time mutex_ns = 0;
+  };
+
+  // An LWLock's or an InnoDB rw-lock's event: the lock's name, or an object of "ref",
+  // "mode" (when taking the lock), "mutex_ns" and the keys `other(k, val, kk)` reads
+  // (false: an unknown key, failed with `unknown`).
+  template <class OtherKey>
+  LockEvent read_lock_event(const JValue& v, const std::string& key, bool taking,
+                            const char* unknown, OtherKey&& other) {
+    LockEvent e;
+    if (v.is_string()) {
+      e.name = v.string;
+      return e;
     }
-    return true;
+    r_.expect_object(v, key);
+    for (const auto& [k, val] : v.members) {
+      const std::string kk = key + "." + k;
+      if (k == "ref") {
+        e.name = r_.string(val, kk);
+      } else if (k == "mode" && taking) {
+        const std::string m = r_.string(val, kk);
+        if (m != "shared" && m != "exclusive") r_.fail(kk, "expected \"shared\" or \"exclusive\"");
+        e.mode = m == "shared" ? LwLockMode::kShared : LwLockMode::kExclusive;
+      } else if (k == "mutex_ns") {
+        e.mutex_ns = r_.duration(val, kk, 1);
+      } else if (!other(k, val, kk)) {
+        r_.fail(kk, unknown);
+      }
+    }
+    if (e.name.empty()) r_.fail(key + ".ref", "missing");
+    return e;
   }
 
   // "lwlock_acquire": name (exclusive) | {"ref", "mode": "shared" | "exclusive", "mutex_ns",
@@ -372,34 +390,23 @@ class RtAppParser {
   // LWLock's mutex spinlock waits as PostgreSQL 8.4's s_lock, spins_per_delay rounds of
   // tas_round_ns each (default kDefaultTasRoundNs, an assumption).
   void read_lwlock(Op op, const JValue& v, const std::string& key, std::vector<Step>& steps) {
-    std::string name;
-    LwLockMode mode = LwLockMode::kExclusive;
-    Time mutex_ns = 0;
     SpinLockConfig c;
     c.tas_round_ns = kDefaultTasRoundNs;
-    if (v.is_string()) {
-      name = v.string;
-    } else {
-      r_.expect_object(v, key);
-      for (const auto& [k, val] : v.members) {
-        const std::string kk = key + "." + k;
-        if (read_lock_key(k, val, kk, op == Op::kLwLockAcquire, name, mode, mutex_ns)) continue;
-        if (k == "tas_round_ns") {
-          c.tas_round_ns = r_.duration(val, kk, 1);
-          if (c.tas_round_ns <= 0) r_.fail(kk, "must be positive");
-        } else {
-          r_.fail(kk, "unknown key");
-        }
-      }
-      if (name.empty()) r_.fail(key + ".ref", "missing");
-    }
-    const int32_t lock = declare_lwlock(w_, name);
+    const LockEvent e =
+        read_lock_event(v, key, op == Op::kLwLockAcquire, "unknown key",
+                        [&](const std::string& k, const JValue& val, const std::string& kk) {
+                          if (k != "tas_round_ns") return false;
+                          c.tas_round_ns = r_.duration(val, kk, 1);
+                          if (c.tas_round_ns <= 0) r_.fail(kk, "must be positive");
+                          return true;
+                        });
+    const int32_t lock = declare_lwlock(w_, e.name);
     w_.spin_configs.push_back(c);
     const auto config = static_cast<int64_t>(w_.spin_configs.size() - 1);
     if (op == Op::kLwLockAcquire)
-      append_lwlock_acquire(w_, steps, lock, mode, config, mutex_ns);
+      append_lwlock_acquire(w_, steps, lock, e.mode, config, e.mutex_ns);
     else
-      append_lwlock_release(w_, steps, lock, config, mutex_ns);
+      append_lwlock_release(w_, steps, lock, config, e.mutex_ns);
   }
 
   // "innodb_rw_lock": name (exclusive) | {"ref", "mode": "shared" | "exclusive",
@@ -411,9 +418,6 @@ class RtAppParser {
   // settings belong to the lock: a later use that names other ones is an error.
   void read_innodb_rw_lock(Op op, const JValue& v, const std::string& key,
                            std::vector<Step>& steps) {
-    std::string name;
-    LwLockMode mode = LwLockMode::kExclusive;
-    Time mutex_ns = 0;
     SpinLockConfig c;
     c.spin_rounds = 20;
     c.round_delay_max = 5;
@@ -421,32 +425,25 @@ class RtAppParser {
     c.yield_rounds = 1;
     c.fallback = SpinFallback::kEvent;
     bool spin_given = false;
-    if (v.is_string()) {
-      name = v.string;
-    } else {
-      r_.expect_object(v, key);
-      for (const auto& [k, val] : v.members) {
-        const std::string kk = key + "." + k;
-        const bool locking = op == Op::kInnodbRwLock;
-        if (read_lock_key(k, val, kk, locking, name, mode, mutex_ns)) continue;
-        if (k == "spin_rounds" && locking) {
-          c.spin_rounds = static_cast<int>(r_.integer_in(val, kk, 0, 1000000));
+    const bool locking = op == Op::kInnodbRwLock;
+    const LockEvent e = read_lock_event(
+        v, key, locking,
+        locking ? "unknown key (ref, mode, mutex_ns, spin_rounds, spin_wait_delay, delay_unit_ns)"
+                : "unknown key (ref, mutex_ns)",
+        [&](const std::string& k, const JValue& val, const std::string& kk) {
+          if (!locking) return false;
+          if (k == "spin_rounds")
+            c.spin_rounds = static_cast<int>(r_.integer_in(val, kk, 0, 1000000));
+          else if (k == "spin_wait_delay")
+            c.round_delay_max = static_cast<int>(r_.integer_in(val, kk, 0, 1000000));
+          else if (k == "delay_unit_ns")
+            c.delay_unit_ns = r_.duration(val, kk, 1);
+          else
+            return false;
           spin_given = true;
-        } else if (k == "spin_wait_delay" && locking) {
-          c.round_delay_max = static_cast<int>(r_.integer_in(val, kk, 0, 1000000));
-          spin_given = true;
-        } else if (k == "delay_unit_ns" && locking) {
-          c.delay_unit_ns = r_.duration(val, kk, 1);
-          spin_given = true;
-        } else {
-          r_.fail(kk, locking ? "unknown key (ref, mode, mutex_ns, spin_rounds, "
-                                "spin_wait_delay, delay_unit_ns)"
-                              : "unknown key (ref, mutex_ns)");
-        }
-      }
-      if (name.empty()) r_.fail(key + ".ref", "missing");
-    }
-    const int32_t known = w_.innodb_rwlocks.find(name);
+          return true;
+        });
+    const int32_t known = w_.innodb_rwlocks.find(e.name);
     if (known >= 0) {
       const SpinLockConfig& had =
           w_.spin_configs[w_.innodb_rwlock_spin_config[static_cast<size_t>(known)]];
@@ -460,11 +457,11 @@ class RtAppParser {
       w_.spin_configs.push_back(c);
       config = static_cast<int64_t>(w_.spin_configs.size() - 1);
     }
-    const int32_t lock = declare_innodb_rwlock(w_, name, config);
-    if (op == Op::kInnodbRwLock)
-      append_innodb_rw_lock(w_, steps, lock, mode, mutex_ns);
+    const int32_t lock = declare_innodb_rwlock(w_, e.name, config);
+    if (locking)
+      append_innodb_rw_lock(w_, steps, lock, e.mode, e.mutex_ns);
     else
-      append_innodb_rw_unlock(w_, steps, lock, mutex_ns);
+      append_innodb_rw_unlock(w_, steps, lock, e.mutex_ns);
   }
 
   Step read_step(Op op, const JValue& v, const std::string& key, size_t task, size_t phase,
