@@ -70,12 +70,11 @@ void StaircaseDeadline::set_static(Entity& e) {
 }
 
 // set_quota() and set_load_weight(): the weight is task_timeslice() in ms, the quota over
-// every level of the row, times PRIO_RANGE.
+// every level of the row, times PRIO_RANGE. Called only while the task is off its queue
+// (task_new, enqueue), so no CPU's load holds its old weight.
 void StaircaseDeadline::set_quota(Entity& e) {
-  const int64_t old_weight = e.load_weight;
   e.quota = rr_quota_us(e);
   e.load_weight = e.quota * (kLevels - e.static_level) / 1000 * kLevels;
-  if (e.array >= 0) q_.rq(e.rq_cpu).raw_weighted_load += e.load_weight - old_weight;
 }
 
 void StaircaseDeadline::reset_prio_levels(CpuId cpu) {
